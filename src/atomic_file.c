@@ -1,0 +1,246 @@
+/*
+ * Atomic replacement: a temporary file beside the target, metadata copied
+ * in the order that keeps it (owner, then mode, then extended attributes
+ * with security.capability last, since any write or chown clears it),
+ * fsync, rename, fsync of the directory.  Until the rename the target is
+ * untouched; on any failure, or on SIGINT/SIGTERM/SIGHUP, the temporary
+ * file is removed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "elfthp.h"
+
+#define CAPS_XATTR "security.capability"
+#define TMP_SUFFIX ".elfthp-XXXXXX"
+
+/*
+ * The temporary file a signal must clean up.  A signal handler can reach
+ * nothing else, so this one piece of state is global.
+ */
+static const char *volatile pending_tmp;
+
+static void
+on_signal(int sig)
+{
+	const char *p = pending_tmp;
+
+	if (p != NULL)
+		unlink(p);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+guard_signals(void)
+{
+	static bool installed;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct sigaction sa;
+	size_t i;
+
+	if (installed)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	installed = true;
+}
+
+static int
+aerr(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* "<target>.elfthp-XXXXXX", or "<dir>/.elfthp-XXXXXX" if that name is too long. */
+static char *
+tmp_name(const char *final_path)
+{
+	char *copy, *dir, *name = NULL;
+	const char *base = strrchr(final_path, '/');
+
+	base = base ? base + 1 : final_path;
+	if (strlen(base) + strlen(TMP_SUFFIX) <= NAME_MAX) {
+		if (asprintf(&name, "%s" TMP_SUFFIX, final_path) < 0)
+			return NULL;
+		return name;
+	}
+	if ((copy = strdup(final_path)) == NULL)
+		return NULL;
+	dir = dirname(copy);
+	if (asprintf(&name, "%s/" TMP_SUFFIX, dir) < 0)
+		name = NULL;
+	free(copy);
+	return name;
+}
+
+int
+atomic_open(struct atomic_file *a, const char *final_path, char *err, size_t n)
+{
+	a->fd = -1;
+	a->tmp_path = NULL;
+	if ((a->final_path = strdup(final_path)) == NULL ||
+	    (a->tmp_path = tmp_name(final_path)) == NULL) {
+		atomic_abort(a);
+		return aerr(err, n, "out of memory");
+	}
+	guard_signals();
+	pending_tmp = a->tmp_path;
+	if ((a->fd = mkostemp(a->tmp_path, O_CLOEXEC)) < 0) {
+		int e = errno;
+
+		pending_tmp = NULL;
+		free(a->tmp_path);
+		a->tmp_path = NULL;
+		atomic_abort(a);
+		return aerr(err, n, "cannot create a temporary file beside it: %s",
+		    strerror(e));
+	}
+	return 0;
+}
+
+static int
+copy_one_xattr(int src, int dst, const char *name, char *err, size_t n)
+{
+	ssize_t len = fgetxattr(src, name, NULL, 0);
+	char *val;
+	int rc = 0;
+
+	if (len < 0)
+		return aerr(err, n, "cannot read attribute %s: %s", name,
+		    strerror(errno));
+	if ((val = malloc(len ? (size_t)len : 1)) == NULL)
+		return aerr(err, n, "out of memory");
+	len = fgetxattr(src, name, val, (size_t)len);
+	if (len < 0 || fsetxattr(dst, name, val, (size_t)len, 0) != 0)
+		rc = aerr(err, n, "cannot copy attribute %s: %s", name,
+		    strerror(errno));
+	free(val);
+	return rc;
+}
+
+static int
+copy_xattrs(int src, int dst, char *err, size_t n)
+{
+	ssize_t len = flistxattr(src, NULL, 0);
+	char *names, *p;
+	bool caps = false;
+	int rc = 0;
+
+	if (len < 0 && (errno == ENOTSUP || errno == ENOSYS))
+		return 0;
+	if (len <= 0)
+		return len < 0 ? aerr(err, n, "cannot list attributes: %s",
+		    strerror(errno)) : 0;
+	if ((names = malloc((size_t)len)) == NULL)
+		return aerr(err, n, "out of memory");
+	if ((len = flistxattr(src, names, (size_t)len)) < 0)
+		rc = aerr(err, n, "cannot list attributes: %s", strerror(errno));
+	for (p = names; rc == 0 && p < names + len; p += strlen(p) + 1) {
+		if (strcmp(p, CAPS_XATTR) == 0)
+			caps = true;
+		else
+			rc = copy_one_xattr(src, dst, p, err, n);
+	}
+	/* Last: anything after it (a chown, a write) would clear it. */
+	if (rc == 0 && caps)
+		rc = copy_one_xattr(src, dst, CAPS_XATTR, err, n);
+	free(names);
+	return rc;
+}
+
+int
+atomic_copy_metadata(struct atomic_file *a, int src, bool owner_required,
+    char *err, size_t n)
+{
+	struct stat st;
+	mode_t mode;
+
+	if (fstat(src, &st) != 0)
+		return aerr(err, n, "stat: %s", strerror(errno));
+	mode = st.st_mode & 07777;
+	/* Owner before mode: fchown clears the set-user-ID and set-group-ID bits. */
+	if (fchown(a->fd, st.st_uid, st.st_gid) != 0) {
+		if (owner_required || errno != EPERM)
+			return aerr(err, n, "cannot keep the owner: %s",
+			    strerror(errno));
+		/* As cp(1) does: no set-ID bits on a file we could not give away. */
+		mode &= ~(mode_t)(S_ISUID | S_ISGID);
+	}
+	if (fchmod(a->fd, mode) != 0)
+		return aerr(err, n, "cannot keep the mode: %s", strerror(errno));
+	return copy_xattrs(src, a->fd, err, n);
+}
+
+static void
+sync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	int fd;
+
+	if (copy == NULL)
+		return;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+int
+atomic_commit(struct atomic_file *a, char *err, size_t n)
+{
+	int rc = 0;
+
+	if (fsync(a->fd) != 0)
+		rc = aerr(err, n, "fsync: %s", strerror(errno));
+	if (close(a->fd) != 0 && rc == 0)
+		rc = aerr(err, n, "close: %s", strerror(errno));
+	a->fd = -1;
+	if (rc == 0 && rename(a->tmp_path, a->final_path) != 0)
+		rc = aerr(err, n, "cannot rename the new file into place: %s",
+		    strerror(errno));
+	if (rc != 0) {
+		atomic_abort(a);
+		return -1;
+	}
+	pending_tmp = NULL;
+	sync_dir(a->final_path);
+	free(a->tmp_path);
+	free(a->final_path);
+	a->tmp_path = a->final_path = NULL;
+	return 0;
+}
+
+void
+atomic_abort(struct atomic_file *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	if (a->tmp_path != NULL)
+		unlink(a->tmp_path);
+	pending_tmp = NULL;
+	free(a->tmp_path);
+	free(a->final_path);
+	a->fd = -1;
+	a->tmp_path = a->final_path = NULL;
+}

@@ -1,0 +1,132 @@
+/*
+ * Page geometries, and the alignment each machine's huge pages call for.
+ * The numbers come from ../shared/docs/domain.md (the geometry table).
+ */
+#include <elf.h>
+#include <stddef.h>
+
+#include "elfthp.h"
+
+#ifndef EM_LOONGARCH
+#define EM_LOONGARCH 258
+#endif
+
+#define KiB (UINT64_C(1) << 10)
+#define MiB (UINT64_C(1) << 20)
+
+/* A PMD above this is not a target (the seed patch draws the same line). */
+#define PMD_CAP (32 * MiB)
+
+struct machine_info {
+	uint16_t machine;
+	const char *name;
+	uint64_t default_page;
+	/*
+	 * The largest page the machine's linkers plan for (ld's
+	 * max-page-size): every PT_LOAD stays congruent modulo at least
+	 * this, so the output loads wherever the input did.
+	 */
+	uint64_t max_page;
+	uint64_t pages[3];	/* base pages the machine supports */
+};
+
+static const struct machine_info machines[] = {
+	{ EM_X86_64, "x86_64", 4 * KiB, 4 * KiB, { 4 * KiB } },
+	{ EM_386, "i386", 4 * KiB, 4 * KiB, { 4 * KiB } },
+	{ EM_AARCH64, "aarch64", 4 * KiB, 64 * KiB,
+	    { 4 * KiB, 16 * KiB, 64 * KiB } },
+	{ EM_RISCV, "riscv64", 4 * KiB, 4 * KiB, { 4 * KiB } },
+	{ EM_LOONGARCH, "loongarch64", 16 * KiB, 64 * KiB,
+	    { 4 * KiB, 16 * KiB } },
+	{ EM_PPC64, "ppc64", 64 * KiB, 64 * KiB, { 4 * KiB, 64 * KiB } },
+	{ EM_PPC, "ppc", 4 * KiB, 64 * KiB, { 4 * KiB } },
+	{ EM_ARM, "arm", 4 * KiB, 64 * KiB, { 4 * KiB } },
+	{ EM_S390, "s390x", 4 * KiB, 4 * KiB, { 4 * KiB } },
+};
+
+/* Unknown machines: 4 KiB pages, and the widest congruence ld uses anywhere. */
+static const struct machine_info unknown = {
+	0, "unknown", 4 * KiB, 64 * KiB, { 4 * KiB }
+};
+
+static const struct machine_info *
+machine_lookup(uint16_t machine)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
+		if (machines[i].machine == machine)
+			return &machines[i];
+	return &unknown;
+}
+
+const char *
+machine_name(uint16_t machine)
+{
+	return machine_lookup(machine)->name;
+}
+
+/*
+ * The PMD for a base page of `page` bytes, on page-table formats where a
+ * page-table page is one base page of 8-byte entries (x86_64, arm64,
+ * riscv64, loongarch64).
+ */
+static uint64_t
+pmd_for(uint64_t page)
+{
+	return page * (page / 8);
+}
+
+/*
+ * Huge-page target for a base page: the PMD where it is at most 32 MiB,
+ * else a 2 MiB contiguous-PTE block (arm64 with 64 KiB pages).
+ */
+static uint64_t
+target_for(uint16_t machine, uint64_t page)
+{
+	uint64_t pmd = pmd_for(page);
+
+	/* Radix ppc64 maps 2 MiB PMDs with 64 KiB pages too. */
+	if (machine == EM_PPC64)
+		return 2 * MiB;
+	if (pmd <= PMD_CAP)
+		return pmd;
+	return machine == EM_AARCH64 ? 2 * MiB : 0;
+}
+
+static bool
+supports_page(const struct machine_info *m, uint64_t page)
+{
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (m->pages[i] == page)
+			return true;
+	return false;
+}
+
+int
+params_for(uint16_t machine, uint64_t page_size, uint64_t align,
+    struct plan_params *p, const char **why)
+{
+	const struct machine_info *m = machine_lookup(machine);
+	uint64_t page = page_size ? page_size : m->default_page;
+
+	if (!supports_page(m, page)) {
+		*why = "page size not supported by this machine";
+		return -1;
+	}
+	p->base_page = 4 * KiB;
+	p->min_page = m->max_page > page ? m->max_page : page;
+	p->target = align ? align : target_for(machine, page);
+	if (p->target == 0) {
+		*why = "no huge-page size of at most 32 MiB for this page size; "
+		    "give --align";
+		return -1;
+	}
+	if (p->target < p->min_page) {
+		*why = "alignment is below the machine's largest page size";
+		return -1;
+	}
+	return 0;
+}

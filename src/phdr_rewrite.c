@@ -1,0 +1,250 @@
+/*
+ * The write pass: bytes first, then headers.  Bulk bytes move inside the
+ * kernel (FICLONE where the layout is unchanged, else copy_file_range), in
+ * bounded pieces, so memory use does not grow with the file.  Holes the
+ * plan opens are left as holes by ftruncate.  Headers are re-read from the
+ * input, translated with libelf, edited field by field, and translated back,
+ * so every field the plan does not change keeps its exact bytes.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "elfthp.h"
+
+#define COPY_CHUNK	(UINT64_C(1) << 30)
+#define BOUNCE_SIZE	(1u << 20)
+#define TABLE_CHUNK	256
+
+static int
+werr(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Where copy_file_range cannot work (other filesystems, old kernels). */
+static int
+bounce_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
+    char *err, size_t n)
+{
+	char *buf = malloc(BOUNCE_SIZE);
+	int rc = 0;
+
+	if (buf == NULL)
+		return werr(err, n, "out of memory");
+	while (len > 0 && rc == 0) {
+		size_t want = len < BOUNCE_SIZE ? (size_t)len : BOUNCE_SIZE;
+		ssize_t r = pread(in, buf, want, (off_t)src);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = werr(err, n, r < 0 ? "read: %s" :
+			    "input shrank while being copied", strerror(errno));
+			break;
+		}
+		if (pwrite(out, buf, (size_t)r, (off_t)dst) != r)
+			rc = werr(err, n, "write: %s", strerror(errno));
+		src += (uint64_t)r;
+		dst += (uint64_t)r;
+		len -= (uint64_t)r;
+	}
+	free(buf);
+	return rc;
+}
+
+static int
+copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
+    char *err, size_t n)
+{
+	while (len > 0) {
+		loff_t s = (loff_t)src, d = (loff_t)dst;
+		size_t want = len < COPY_CHUNK ? (size_t)len : COPY_CHUNK;
+		ssize_t r = copy_file_range(in, &s, out, &d, want, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EXDEV || errno == ENOSYS ||
+		    errno == EINVAL || errno == EOPNOTSUPP))
+			return bounce_copy(in, src, out, dst, len, err, n);
+		if (r < 0)
+			return werr(err, n, "copy: %s", strerror(errno));
+		if (r == 0)
+			return werr(err, n, "input shrank while being copied");
+		src += (uint64_t)r;
+		dst += (uint64_t)r;
+		len -= (uint64_t)r;
+	}
+	return 0;
+}
+
+int
+copy_whole(int in, int out, uint64_t size, char *err, size_t n)
+{
+	if (ioctl(out, FICLONE, in) == 0)
+		return 0;
+	if (ftruncate(out, 0) != 0)
+		return werr(err, n, "truncate: %s", strerror(errno));
+	return copy_range(in, 0, out, 0, size, err, n);
+}
+
+static bool
+layout_unchanged(const struct elf_layout *L, const struct plan *P)
+{
+	size_t i;
+
+	for (i = 0; i < P->nextents; i++)
+		if (P->extents[i].src != P->extents[i].dst)
+			return false;
+	return P->new_size == L->file_size;
+}
+
+static int
+copy_bytes(int in, int out, const struct elf_layout *L, const struct plan *P,
+    char *err, size_t n)
+{
+	size_t i;
+
+	/* A header-only change can share every data block with the input. */
+	if (layout_unchanged(L, P) && ioctl(out, FICLONE, in) == 0)
+		return 0;
+	if (ftruncate(out, (off_t)P->new_size) != 0)
+		return werr(err, n, "cannot size the output: %s", strerror(errno));
+	for (i = 0; i < P->nextents; i++) {
+		const struct extent *x = &P->extents[i];
+
+		if (copy_range(in, x->src, out, x->dst, x->len, err, n) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Translate `count` table entries between file and memory order. */
+static int
+xlate(const struct elf_layout *L, Elf_Type type, void *file, void *mem,
+    size_t bytes, bool to_file)
+{
+	Elf_Data f = { .d_buf = file, .d_type = type, .d_size = bytes,
+	    .d_version = EV_CURRENT };
+	Elf_Data m = { .d_buf = mem, .d_type = type, .d_size = bytes,
+	    .d_version = EV_CURRENT };
+	Elf_Data *r;
+
+	if (L->elfclass == ELFCLASS32)
+		r = to_file ? elf32_xlatetof(&f, &m, L->elfdata) :
+		    elf32_xlatetom(&m, &f, L->elfdata);
+	else
+		r = to_file ? elf64_xlatetof(&f, &m, L->elfdata) :
+		    elf64_xlatetom(&m, &f, L->elfdata);
+	return r == NULL ? -1 : 0;
+}
+
+static void
+edit_phdr(const struct elf_layout *L, const struct plan *P, void *mem,
+    size_t k, size_t i)
+{
+	if (L->elfclass == ELFCLASS32) {
+		Elf32_Phdr *ph = (Elf32_Phdr *)mem + k;
+
+		ph->p_offset = (Elf32_Off)P->segs[i].new_offset;
+		ph->p_align = (Elf32_Word)P->segs[i].new_align;
+	} else {
+		Elf64_Phdr *ph = (Elf64_Phdr *)mem + k;
+
+		ph->p_offset = P->segs[i].new_offset;
+		ph->p_align = P->segs[i].new_align;
+	}
+}
+
+static void
+edit_shdr(const struct elf_layout *L, const struct plan *P, void *mem,
+    size_t k, size_t i)
+{
+	if (L->elfclass == ELFCLASS32)
+		((Elf32_Shdr *)mem)[k].sh_offset = (Elf32_Off)P->sec_offset[i];
+	else
+		((Elf64_Shdr *)mem)[k].sh_offset = P->sec_offset[i];
+}
+
+typedef void edit_fn(const struct elf_layout *, const struct plan *, void *,
+    size_t, size_t);
+
+/* Read a header table from the input, edit each entry, write it out. */
+static int
+patch_table(int in, uint64_t from, int out, uint64_t to, size_t count,
+    size_t entsize, Elf_Type type, edit_fn *edit, const struct elf_layout *L,
+    const struct plan *P, char *err, size_t n)
+{
+	unsigned char file[TABLE_CHUNK * sizeof(Elf64_Shdr)];
+	unsigned char mem[TABLE_CHUNK * sizeof(Elf64_Shdr)];
+	size_t first, k;
+
+	for (first = 0; first < count; first += TABLE_CHUNK) {
+		size_t num = count - first < TABLE_CHUNK ? count - first :
+		    TABLE_CHUNK;
+		size_t bytes = num * entsize;
+		off_t at = (off_t)(from + first * entsize);
+
+		if (pread(in, file, bytes, at) != (ssize_t)bytes)
+			return werr(err, n, "cannot re-read the headers");
+		if (xlate(L, type, file, mem, bytes, false) != 0)
+			return werr(err, n, "libelf: %s", elf_errmsg(-1));
+		for (k = 0; k < num; k++)
+			edit(L, P, mem, k, first + k);
+		if (xlate(L, type, file, mem, bytes, true) != 0)
+			return werr(err, n, "libelf: %s", elf_errmsg(-1));
+		if (pwrite(out, file, bytes, (off_t)(to + first * entsize)) !=
+		    (ssize_t)bytes)
+			return werr(err, n, "write: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static int
+patch_ehdr(int in, int out, const struct elf_layout *L, const struct plan *P,
+    char *err, size_t n)
+{
+	unsigned char file[sizeof(Elf64_Ehdr)], mem[sizeof(Elf64_Ehdr)];
+	size_t bytes = L->ehdr_size;
+
+	if (pread(in, file, bytes, 0) != (ssize_t)bytes ||
+	    xlate(L, ELF_T_EHDR, file, mem, bytes, false) != 0)
+		return werr(err, n, "cannot re-read the ELF header");
+	if (L->elfclass == ELFCLASS32)
+		((Elf32_Ehdr *)mem)->e_shoff = (Elf32_Off)P->new_shoff;
+	else
+		((Elf64_Ehdr *)mem)->e_shoff = P->new_shoff;
+	if (xlate(L, ELF_T_EHDR, file, mem, bytes, true) != 0)
+		return werr(err, n, "libelf: %s", elf_errmsg(-1));
+	if (pwrite(out, file, bytes, 0) != (ssize_t)bytes)
+		return werr(err, n, "write: %s", strerror(errno));
+	return 0;
+}
+
+int
+rewrite_to_fd(int in, int out, const struct elf_layout *L,
+    const struct plan *P, char *err, size_t n)
+{
+	if (copy_bytes(in, out, L, P, err, n) != 0)
+		return -1;
+	if (patch_ehdr(in, out, L, P, err, n) != 0)
+		return -1;
+	if (patch_table(in, L->phoff, out, L->phoff, L->nsegs, L->phentsize,
+	    ELF_T_PHDR, edit_phdr, L, P, err, n) != 0)
+		return -1;
+	if (L->nsecs > 0 && patch_table(in, L->shoff, out, P->new_shoff,
+	    L->nsecs, L->shentsize, ELF_T_SHDR, edit_shdr, L, P, err, n) != 0)
+		return -1;
+	return 0;
+}

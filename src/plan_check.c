@@ -1,0 +1,261 @@
+/*
+ * Second opinion on a plan, run before any byte is written.  It shares no
+ * code with the planner on purpose: it checks the result against the rules
+ * (congruence, nothing overlaps, everything inside the file, every byte
+ * of every segment and section copied unchanged), not the method.
+ */
+#include <elf.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfthp.h"
+
+static int
+bad(struct plan_error *e, const char *detail, size_t index)
+{
+	e->code = PLAN_VERIFY;
+	e->detail = detail;
+	e->index = index;
+	return -1;
+}
+
+static bool
+within(uint64_t off, uint64_t len, uint64_t size)
+{
+	return len <= size && off <= size - len;
+}
+
+/* Extents must be in output order, disjoint, and inside both files. */
+static bool
+extents_sane(const struct elf_layout *L, const struct plan *P)
+{
+	uint64_t end = 0;
+	size_t i;
+
+	for (i = 0; i < P->nextents; i++) {
+		const struct extent *x = &P->extents[i];
+
+		if (!within(x->src, x->len, L->file_size) ||
+		    !within(x->dst, x->len, P->new_size) || x->dst < end)
+			return false;
+		end = x->dst + x->len;
+	}
+	return true;
+}
+
+/* Are input bytes [old, old + len) copied unchanged to new? */
+static bool
+copied(const struct plan *P, uint64_t old, uint64_t new, uint64_t len)
+{
+	size_t lo = 0, hi = P->nextents;
+
+	if (len == 0)
+		return true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (P->extents[mid].dst <= new)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	const struct extent *x = &P->extents[lo - 1];
+	return old >= x->src && new - x->dst == old - x->src &&
+	    new - x->dst <= x->len && len <= x->len - (new - x->dst);
+}
+
+static bool
+congruent(uint64_t offset, uint64_t vaddr, uint64_t m)
+{
+	return m <= 1 || ((offset - vaddr) & (m - 1)) == 0;
+}
+
+static int
+check_load(const struct elf_layout *L, const struct plan_params *p,
+    const struct plan *P, size_t i, struct plan_error *e)
+{
+	const struct seg_desc *s = &L->segs[i];
+	const struct seg_plan *sp = &P->segs[i];
+	bool touched = sp->new_offset != s->offset || sp->new_align != s->align;
+
+	if (!congruent(sp->new_offset, s->vaddr, p->base_page))
+		return bad(e, "PT_LOAD not page-congruent", i);
+	if (touched && !congruent(sp->new_offset, s->vaddr, sp->new_align))
+		return bad(e, "PT_LOAD not congruent modulo its p_align", i);
+	if (sp->verdict == SEG_ELIGIBLE && (sp->new_align < p->target ||
+	    !congruent(sp->new_offset, s->vaddr, p->target)))
+		return bad(e, "eligible PT_LOAD not aligned to the target", i);
+	if (s->filesz > 0 && !within(sp->new_offset, s->filesz, P->new_size))
+		return bad(e, "PT_LOAD past the end of the new file", i);
+	return 0;
+}
+
+struct range {
+	uint64_t start;
+	uint64_t end;
+};
+
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* New PT_LOAD file ranges are disjoint; the first one has not moved. */
+static int
+check_load_ranges(const struct elf_layout *L, const struct plan *P,
+    struct plan_error *e)
+{
+	struct range *r;
+	uint64_t first_old = UINT64_MAX, first_new = 0;
+	size_t i, n = 0;
+	int rc = 0;
+
+	if ((r = calloc(L->nsegs ? L->nsegs : 1, sizeof(*r))) == NULL)
+		return bad(e, "out of memory", 0);
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+
+		if (s->type != PT_LOAD || s->filesz == 0)
+			continue;
+		if (s->offset < first_old) {
+			first_old = s->offset;
+			first_new = P->segs[i].new_offset;
+		}
+		r[n++] = (struct range){ P->segs[i].new_offset,
+		    P->segs[i].new_offset + s->filesz };
+	}
+	qsort(r, n, sizeof(*r), cmp_range);
+	for (i = 1; i < n; i++)
+		if (r[i].start < r[i - 1].end)
+			rc = bad(e, "PT_LOAD file ranges overlap", i);
+	if (n > 0 && first_old != first_new)
+		rc = bad(e, "the first PT_LOAD moved", 0);
+	free(r);
+	return rc;
+}
+
+static int
+check_sections(const struct elf_layout *L, const struct plan *P,
+    struct plan_error *e)
+{
+	uint64_t align = L->elfclass == ELFCLASS64 ? 8 : 4;
+	size_t i;
+
+	for (i = 0; i < L->nsecs; i++) {
+		const struct sec_desc *c = &L->secs[i];
+
+		if (c->type == SHT_NOBITS || c->type == SHT_NULL)
+			continue;
+		if (!copied(P, c->offset, P->sec_offset[i], c->size))
+			return bad(e, "section bytes not preserved", i);
+	}
+	if (L->shoff == 0)
+		return 0;
+	if (P->new_shoff % align != 0 ||
+	    !within(P->new_shoff, L->nsecs * L->shentsize, P->new_size))
+		return bad(e, "section header table misplaced", 0);
+	return 0;
+}
+
+int
+plan_verify(const struct elf_layout *L, const struct plan_params *p,
+    const struct plan *P, struct plan_error *e)
+{
+	uint64_t hdr_end = L->phoff + L->nsegs * L->phentsize;
+	size_t i;
+
+	if (hdr_end < L->ehdr_size)
+		hdr_end = L->ehdr_size;
+	if (!extents_sane(L, P))
+		return bad(e, "copy extents overlap or leave the file", 0);
+	if (!copied(P, 0, 0, hdr_end))
+		return bad(e, "the ELF or program headers moved", 0);
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+
+		if (s->filesz > 0 &&
+		    !copied(P, s->offset, P->segs[i].new_offset, s->filesz))
+			return bad(e, "segment bytes not preserved", i);
+		if (s->type == PT_LOAD && check_load(L, p, P, i, e) != 0)
+			return -1;
+	}
+	if (check_load_ranges(L, P, e) != 0)
+		return -1;
+	return check_sections(L, P, e);
+}
+
+void
+plan_strerror(const struct plan_error *e, char *buf, size_t len)
+{
+	unsigned long long v = e->value;
+
+	switch (e->code) {
+	case PLAN_OK:
+		snprintf(buf, len, "no error");
+		break;
+	case PLAN_ENOMEM:
+		snprintf(buf, len, "out of memory");
+		break;
+	case PLAN_BAD_PARAMS:
+		snprintf(buf, len, "alignment 0x%llx is not a power of two "
+		    "at least the page size", v);
+		break;
+	case PLAN_NO_LOAD:
+		snprintf(buf, len, "no PT_LOAD segment");
+		break;
+	case PLAN_PAST_EOF:
+		snprintf(buf, len, "program header %zu extends past end of "
+		    "file", e->index);
+		break;
+	case PLAN_SEC_PAST_EOF:
+		snprintf(buf, len, "section %zu extends past end of file",
+		    e->index);
+		break;
+	case PLAN_OVERFLOW:
+		snprintf(buf, len, "PT_LOAD %zu: address or offset overflows",
+		    e->index);
+		break;
+	case PLAN_FILESZ_GT_MEMSZ:
+		snprintf(buf, len, "PT_LOAD %zu: p_filesz 0x%llx exceeds "
+		    "p_memsz", e->index, v);
+		break;
+	case PLAN_BAD_ALIGN:
+		snprintf(buf, len, "PT_LOAD %zu: p_align 0x%llx is not a power "
+		    "of two", e->index, v);
+		break;
+	case PLAN_NOT_CONGRUENT:
+		snprintf(buf, len, "PT_LOAD %zu: p_offset and p_vaddr are not "
+		    "congruent modulo the page size (0x%llx)", e->index, v);
+		break;
+	case PLAN_OVERLAP:
+		snprintf(buf, len, "PT_LOAD %zu and PT_LOAD %zu overlap in the "
+		    "file", e->index, e->other);
+		break;
+	case PLAN_SPLIT_SEGMENT:
+		snprintf(buf, len, "program header %zu spans PT_LOADs that "
+		    "must move apart", e->index);
+		break;
+	case PLAN_SPLIT_SECTION:
+		snprintf(buf, len, "section %zu spans PT_LOADs that must move "
+		    "apart", e->index);
+		break;
+	case PLAN_SPLIT_SHDRS:
+		snprintf(buf, len, "section header table spans PT_LOADs that "
+		    "must move apart");
+		break;
+	case PLAN_TOO_BIG:
+		snprintf(buf, len, "the rewritten file (%llu bytes) would pass "
+		    "the 4 GiB limit of ELFCLASS32", v);
+		break;
+	case PLAN_VERIFY:
+		snprintf(buf, len, "internal error: plan check failed: %s "
+		    "(header %zu); nothing written", e->detail, e->index);
+		break;
+	}
+}

@@ -1,0 +1,603 @@
+/*
+ * The planner: a pure function from segment and section descriptors to a
+ * new file layout.  It never prints, exits, or does I/O, so the unit tests
+ * drive it with hand-built tables.
+ *
+ * Model.  The input file is cut into blocks at the start of every PT_LOAD
+ * that has file bytes.  Each block moves by one delta; deltas never shrink
+ * from one block to the next, so blocks keep their order and nothing
+ * overlaps.  A PT_LOAD's delta is the smallest that makes its offset
+ * congruent to its address modulo what it needs (the target for eligible
+ * segments, its own p_align and the architecture's largest page for the
+ * rest).  Bytes between PT_LOADs travel with the block before them, so
+ * nothing in the file is dropped; the holes opened between blocks become
+ * padding.  Every other header offset is translated through the blocks.
+ */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfthp.h"
+
+struct load_ref {
+	uint64_t offset;
+	size_t idx;
+};
+
+static bool
+is_pow2(uint64_t x)
+{
+	return x != 0 && (x & (x - 1)) == 0;
+}
+
+static uint64_t
+max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t
+min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* p_align of 0 and 1 both mean "no constraint". */
+static uint64_t
+load_align(const struct seg_desc *s)
+{
+	return s->align > 1 ? s->align : 1;
+}
+
+static bool
+congruent(uint64_t offset, uint64_t vaddr, uint64_t m)
+{
+	return ((offset - vaddr) & (m - 1)) == 0;
+}
+
+uint64_t
+windows_in(uint64_t vaddr, uint64_t filesz, uint64_t pmd)
+{
+	uint64_t first, last;
+
+	if (pmd == 0 || filesz == 0 || filesz > UINT64_MAX - vaddr)
+		return 0;
+	first = vaddr / pmd + (vaddr % pmd != 0);
+	last = (vaddr + filesz) / pmd;
+	return last > first ? last - first : 0;
+}
+
+/* Smallest x >= from with x == want (mod m), m a power of two. */
+static int
+next_congruent(uint64_t from, uint64_t want, uint64_t m, uint64_t *x)
+{
+	uint64_t add = (want - from) & (m - 1);
+
+	if (from > UINT64_MAX - add)
+		return -1;
+	*x = from + add;
+	return 0;
+}
+
+static int
+fail(struct plan_error *e, enum plan_err code, size_t index, size_t other,
+    uint64_t value)
+{
+	e->code = code;
+	e->index = index;
+	e->other = other;
+	e->value = value;
+	return -1;
+}
+
+static int
+check_one_load(const struct seg_desc *s, size_t i,
+    const struct plan_params *p, struct plan_error *e)
+{
+	if (s->filesz > s->memsz)
+		return fail(e, PLAN_FILESZ_GT_MEMSZ, i, 0, s->filesz);
+	if (s->memsz > UINT64_MAX - s->vaddr)
+		return fail(e, PLAN_OVERFLOW, i, 0, s->vaddr);
+	if (s->align > 1 && !is_pow2(s->align))
+		return fail(e, PLAN_BAD_ALIGN, i, 0, s->align);
+	if (!congruent(s->offset, s->vaddr, p->base_page))
+		return fail(e, PLAN_NOT_CONGRUENT, i, 0, p->base_page);
+	return 0;
+}
+
+/* Validate what the reader could not: relations between headers. */
+static int
+check_segments(const struct elf_layout *L, const struct plan_params *p,
+    struct plan_error *e)
+{
+	size_t i, nload = 0;
+
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+
+		if (s->filesz > 0 && (s->filesz > L->file_size ||
+		    s->offset > L->file_size - s->filesz))
+			return fail(e, PLAN_PAST_EOF, i, 0, s->offset);
+		if (s->type != PT_LOAD)
+			continue;
+		nload++;
+		if (check_one_load(s, i, p, e) != 0)
+			return -1;
+	}
+	if (nload == 0)
+		return fail(e, PLAN_NO_LOAD, 0, 0, 0);
+	for (i = 0; i < L->nsecs; i++) {
+		const struct sec_desc *c = &L->secs[i];
+
+		if (c->type == SHT_NOBITS || c->type == SHT_NULL || c->size == 0)
+			continue;
+		if (c->size > L->file_size || c->offset > L->file_size - c->size)
+			return fail(e, PLAN_SEC_PAST_EOF, i, 0, c->offset);
+	}
+	return 0;
+}
+
+static int
+cmp_load_ref(const void *a, const void *b)
+{
+	const struct load_ref *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* PT_LOADs in file order; overlapping file ranges are refused. */
+static struct load_ref *
+sorted_loads(const struct elf_layout *L, size_t *n, struct plan_error *e)
+{
+	struct load_ref *v;
+	size_t i, k = 0, prev = 0;
+	uint64_t end = 0;
+
+	if ((v = calloc(L->nsegs, sizeof(*v))) == NULL) {
+		fail(e, PLAN_ENOMEM, 0, 0, 0);
+		return NULL;
+	}
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD)
+			v[k++] = (struct load_ref){ L->segs[i].offset, i };
+	qsort(v, k, sizeof(*v), cmp_load_ref);
+	for (i = 0; i < k; i++) {
+		const struct seg_desc *s = &L->segs[v[i].idx];
+
+		if (s->filesz == 0)
+			continue;
+		if (end > s->offset) {
+			fail(e, PLAN_OVERLAP, prev, v[i].idx, 0);
+			free(v);
+			return NULL;
+		}
+		end = s->offset + s->filesz;
+		prev = v[i].idx;
+	}
+	*n = k;
+	return v;
+}
+
+/* End of the ELF and program headers, which must not move. */
+static uint64_t
+headers_end(const struct elf_layout *L)
+{
+	return max_u64(L->ehdr_size, L->phoff + L->nsegs * L->phentsize);
+}
+
+static bool
+base_aligned(const struct elf_layout *L, uint64_t target)
+{
+	uint64_t maxalign = 0;
+	size_t i;
+
+	if (L->type != ET_DYN)
+		return true;
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD && is_pow2(L->segs[i].align))
+			maxalign = max_u64(maxalign, L->segs[i].align);
+	return maxalign >= target;
+}
+
+static enum seg_verdict
+verdict_for(const struct seg_desc *s, bool pinned, uint64_t target)
+{
+	if (s->type != PT_LOAD)
+		return SEG_NOT_LOAD;
+	if (s->flags & PF_W)
+		return SEG_WRITABLE;
+	if (windows_in(s->vaddr, s->filesz, target) == 0)
+		return SEG_NO_WINDOW;
+	if (pinned && !congruent(s->offset, s->vaddr,
+	    max_u64(target, load_align(s))))
+		return SEG_PINNED;
+	return SEG_ELIGIBLE;
+}
+
+/* Decide eligibility and count windows before anything moves. */
+static void
+judge_loads(const struct elf_layout *L, const struct plan_params *p,
+    const struct load_ref *order, size_t nload, struct plan *P)
+{
+	uint64_t hdr_end = headers_end(L);
+	size_t k;
+
+	P->base_aligned_now = base_aligned(L, p->target);
+	for (k = 0; k < nload; k++) {
+		const struct seg_desc *s = &L->segs[order[k].idx];
+		struct seg_plan *sp = &P->segs[order[k].idx];
+		bool pinned = k == 0 || s->offset < hdr_end;
+		uint64_t w = windows_in(s->vaddr, s->filesz, p->target);
+
+		sp->verdict = verdict_for(s, pinned, p->target);
+		sp->congruent_now = congruent(s->offset, s->vaddr, p->target);
+		if (!(s->flags & PF_W) && sp->congruent_now && P->base_aligned_now)
+			sp->windows_now = w;
+		if (sp->verdict == SEG_ELIGIBLE) {
+			sp->windows_after = w;
+			P->n_eligible++;
+		}
+		P->windows_now += sp->windows_now;
+		P->windows_after += sp->windows_after;
+	}
+}
+
+static int
+add_block(struct plan *P, uint64_t start, uint64_t delta)
+{
+	struct block *b;
+
+	if (P->nblocks > 0 && P->blocks[P->nblocks - 1].delta == delta)
+		return 0;
+	if (P->nblocks > 0 && P->blocks[P->nblocks - 1].start == start) {
+		P->blocks[P->nblocks - 1].delta = delta;
+		return 0;
+	}
+	b = realloc(P->blocks, (P->nblocks + 1) * sizeof(*b));
+	if (b == NULL)
+		return -1;
+	P->blocks = b;
+	P->blocks[P->nblocks++] = (struct block){ start, 0, delta };
+	return 0;
+}
+
+static uint64_t
+modulus_for(const struct seg_desc *s, const struct seg_plan *sp,
+    const struct plan_params *p)
+{
+	uint64_t m = max_u64(load_align(s), p->min_page);
+
+	return sp->verdict == SEG_ELIGIBLE ? max_u64(m, p->target) : m;
+}
+
+/* Give each PT_LOAD with file bytes its new offset, in file order. */
+static int
+place_loads(const struct elf_layout *L, const struct plan_params *p,
+    const struct load_ref *order, size_t nload, struct plan *P,
+    struct plan_error *e)
+{
+	uint64_t hdr_end = headers_end(L), delta = 0, next;
+	size_t k;
+
+	if (add_block(P, 0, 0) != 0)
+		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+	for (k = 0; k < nload; k++) {
+		size_t i = order[k].idx;
+		const struct seg_desc *s = &L->segs[i];
+		struct seg_plan *sp = &P->segs[i];
+
+		if (s->filesz == 0)
+			continue;
+		next = s->offset;
+		if (k > 0 && s->offset >= hdr_end && next_congruent(s->offset +
+		    delta, s->vaddr, modulus_for(s, sp, p), &next) != 0)
+			return fail(e, PLAN_OVERFLOW, i, 0, s->offset);
+		delta = next - s->offset;
+		sp->new_offset = next;
+		if (add_block(P, s->offset, delta) != 0)
+			return fail(e, PLAN_ENOMEM, 0, 0, 0);
+	}
+	return 0;
+}
+
+static size_t
+block_of(const struct plan *P, uint64_t off)
+{
+	size_t lo = 0, hi = P->nblocks;
+
+	/* Last block whose start is <= off; block 0 starts at 0. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (P->blocks[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t
+map_offset(const struct plan *P, uint64_t off)
+{
+	return off + P->blocks[block_of(P, off)].delta;
+}
+
+/* Does [off, off + len) stay in one piece? */
+static bool
+stays_whole(const struct plan *P, uint64_t off, uint64_t len)
+{
+	return len == 0 || block_of(P, off) == block_of(P, off + len - 1);
+}
+
+/*
+ * Sections and the section header table after the last PT_LOAD keep their
+ * alignment: every delta so far is a multiple of a page, so only an
+ * alignment above that needs the tail to move further.
+ */
+static int
+place_tail(const struct elf_layout *L, struct plan *P)
+{
+	uint64_t tail = 0, align = L->elfclass == ELFCLASS64 ? 8 : 4, delta;
+	size_t i;
+
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD && L->segs[i].filesz > 0)
+			tail = max_u64(tail, L->segs[i].offset + L->segs[i].filesz);
+	for (i = 0; i < L->nsecs; i++) {
+		const struct sec_desc *c = &L->secs[i];
+
+		if (c->type != SHT_NOBITS && c->offset >= tail &&
+		    is_pow2(c->addralign) && c->addralign <= (1u << 30))
+			align = max_u64(align, c->addralign);
+	}
+	delta = P->blocks[P->nblocks - 1].delta;
+	if (tail >= L->file_size || delta % align == 0)
+		return 0;
+	return add_block(P, tail, delta + align - delta % align);
+}
+
+static void
+finish_blocks(const struct elf_layout *L, struct plan *P)
+{
+	size_t b;
+
+	for (b = 0; b + 1 < P->nblocks; b++)
+		P->blocks[b].end = P->blocks[b + 1].start;
+	P->blocks[P->nblocks - 1].end = L->file_size;
+	P->new_size = L->file_size + P->blocks[P->nblocks - 1].delta;
+}
+
+/* PT_LOADs without file bytes and every other program header. */
+static int
+place_others(const struct elf_layout *L, const struct plan_params *p,
+    struct plan *P, struct plan_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+		struct seg_plan *sp = &P->segs[i];
+
+		if (s->type == PT_LOAD && s->filesz > 0)
+			continue;
+		sp->new_offset = map_offset(P, s->offset);
+		if (s->type == PT_LOAD && next_congruent(sp->new_offset,
+		    s->vaddr, modulus_for(s, sp, p), &sp->new_offset) != 0)
+			return fail(e, PLAN_OVERFLOW, i, 0, s->offset);
+		if (!stays_whole(P, s->offset, s->filesz))
+			return fail(e, PLAN_SPLIT_SEGMENT, i, 0, s->offset);
+	}
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+		struct seg_plan *sp = &P->segs[i];
+
+		sp->new_align = s->align;
+		if (sp->verdict == SEG_ELIGIBLE)
+			sp->new_align = max_u64(s->align, p->target);
+	}
+	return 0;
+}
+
+/* The PT_LOAD whose memory image holds addr, for SHT_NOBITS sections. */
+static const struct seg_desc *
+load_holding(const struct elf_layout *L, uint64_t addr, size_t *idx)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+
+		if (s->type == PT_LOAD && addr >= s->vaddr &&
+		    addr - s->vaddr <= s->memsz) {
+			*idx = i;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+static int
+place_sections(const struct elf_layout *L, struct plan *P,
+    struct plan_error *e)
+{
+	size_t i, j;
+
+	for (i = 0; i < L->nsecs; i++) {
+		const struct sec_desc *c = &L->secs[i];
+		const struct seg_desc *s;
+
+		P->sec_offset[i] = c->offset;
+		if (c->type == SHT_NULL)
+			continue;
+		if (c->type == SHT_NOBITS && (c->flags & SHF_ALLOC) &&
+		    (s = load_holding(L, c->addr, &j)) != NULL) {
+			/* No bytes: keep its place relative to its segment. */
+			P->sec_offset[i] = c->offset +
+			    (P->segs[j].new_offset - s->offset);
+			continue;
+		}
+		P->sec_offset[i] = map_offset(P, c->offset);
+		if (c->type != SHT_NOBITS && !stays_whole(P, c->offset, c->size))
+			return fail(e, PLAN_SPLIT_SECTION, i, 0, c->offset);
+	}
+	P->new_shoff = 0;
+	if (L->shoff != 0) {
+		P->new_shoff = map_offset(P, L->shoff);
+		if (!stays_whole(P, L->shoff, L->nsecs * L->shentsize))
+			return fail(e, PLAN_SPLIT_SHDRS, 0, 0, L->shoff);
+	}
+	return 0;
+}
+
+static int
+add_extent(struct plan *P, uint64_t src, uint64_t dst, uint64_t len)
+{
+	struct extent *x;
+
+	if (len == 0)
+		return 0;
+	x = realloc(P->extents, (P->nextents + 1) * sizeof(*x));
+	if (x == NULL)
+		return -1;
+	P->extents = x;
+	P->extents[P->nextents++] = (struct extent){ src, dst, len };
+	return 0;
+}
+
+/*
+ * Copy each block, and around each new hole repeat the bytes that shared a
+ * page with the moved edge, so that every page the loader maps holds what
+ * it held before, not only the bytes inside the segment.
+ */
+static int
+build_extents(const struct elf_layout *L, const struct plan_params *p,
+    struct plan *P)
+{
+	uint64_t g = p->min_page;
+	size_t b;
+
+	for (b = 0; b < P->nblocks; b++) {
+		const struct block *k = &P->blocks[b];
+		uint64_t hole, s, suffix, prefix;
+
+		if (add_extent(P, k->start, k->start + k->delta,
+		    k->end - k->start) != 0)
+			return -1;
+		if (b + 1 == P->nblocks)
+			break;
+		s = k->end;
+		hole = P->blocks[b + 1].delta - k->delta;
+		suffix = min_u64(min_u64((s + g - 1) / g * g - s, hole),
+		    L->file_size - s);
+		prefix = min_u64(s % g, hole - suffix);
+		if (add_extent(P, s, s + k->delta, suffix) != 0 ||
+		    add_extent(P, s - prefix, s - prefix +
+		    P->blocks[b + 1].delta, prefix) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static bool
+offsets_fit_class32(const struct elf_layout *L, const struct plan *P)
+{
+	size_t i;
+
+	if (L->elfclass != ELFCLASS32)
+		return true;
+	if (P->new_size > UINT32_MAX)
+		return false;
+	for (i = 0; i < L->nsegs; i++)
+		if (P->segs[i].new_offset > UINT32_MAX)
+			return false;
+	for (i = 0; i < L->nsecs; i++)
+		if (P->sec_offset[i] > UINT32_MAX)
+			return false;
+	return true;
+}
+
+static void
+summarise(const struct elf_layout *L, struct plan *P)
+{
+	size_t i;
+
+	P->changed = P->new_size != L->file_size || P->new_shoff != L->shoff;
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+		const struct seg_plan *sp = &P->segs[i];
+		bool moved = sp->new_offset != s->offset ||
+		    sp->new_align != s->align;
+
+		P->changed |= moved;
+		if (moved && sp->verdict == SEG_ELIGIBLE)
+			P->n_aligned++;
+	}
+	for (i = 0; i < L->nsecs; i++)
+		P->changed |= P->sec_offset[i] != L->secs[i].offset;
+}
+
+static int
+plan_steps(const struct elf_layout *L, const struct plan_params *p,
+    struct plan *P, struct plan_error *e)
+{
+	struct load_ref *order;
+	size_t nload = 0;
+	int rc;
+
+	if ((order = sorted_loads(L, &nload, e)) == NULL)
+		return -1;
+	judge_loads(L, p, order, nload, P);
+	rc = place_loads(L, p, order, nload, P, e);
+	free(order);
+	if (rc != 0)
+		return -1;
+	if (place_tail(L, P) != 0)
+		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+	finish_blocks(L, P);
+	if (place_others(L, p, P, e) != 0 || place_sections(L, P, e) != 0)
+		return -1;
+	if (build_extents(L, p, P) != 0)
+		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+	if (!offsets_fit_class32(L, P))
+		return fail(e, PLAN_TOO_BIG, 0, 0, P->new_size);
+	summarise(L, P);
+	return plan_verify(L, p, P, e);
+}
+
+int
+plan_build(const struct elf_layout *L, const struct plan_params *p,
+    struct plan *P, struct plan_error *e)
+{
+	memset(P, 0, sizeof(*P));
+	memset(e, 0, sizeof(*e));
+	if (!is_pow2(p->target) || !is_pow2(p->min_page) ||
+	    !is_pow2(p->base_page) || p->base_page > p->target)
+		return fail(e, PLAN_BAD_PARAMS, 0, 0, p->target);
+	if (check_segments(L, p, e) != 0)
+		return -1;
+	P->target = p->target;
+	P->segs = calloc(L->nsegs ? L->nsegs : 1, sizeof(*P->segs));
+	P->sec_offset = calloc(L->nsecs ? L->nsecs : 1, sizeof(*P->sec_offset));
+	if (P->segs == NULL || P->sec_offset == NULL) {
+		plan_free(P);
+		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+	}
+	if (plan_steps(L, p, P, e) != 0) {
+		plan_free(P);
+		return -1;
+	}
+	return 0;
+}
+
+void
+plan_free(struct plan *P)
+{
+	free(P->segs);
+	free(P->sec_offset);
+	free(P->blocks);
+	free(P->extents);
+	memset(P, 0, sizeof(*P));
+}
