@@ -1,0 +1,503 @@
+/*
+ * Unit tests of the planner (segment_pad.c, plan_check.c, geometry.c) on
+ * hand-built segment tables.  The tables copy the shapes real linkers
+ * produce on Debian 12 (see ../shared/docs/domain.md): GNU ld with and
+ * without -z separate-code, lld, and aarch64 GNU ld with 64 KiB pages.
+ *
+ * Build: make tests/unit/test_segment_pad (links only the pure modules).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfthp.h"
+
+#define K(x) ((uint64_t)(x) << 10)
+#define M(x) ((uint64_t)(x) << 20)
+
+static const struct plan_params x86 = { M(2), K(4), K(4) };
+static const struct plan_params arm64 = { M(2), K(64), K(4) };
+
+/* A file: ELF header and program headers at the front, nothing else. */
+struct fixture {
+	struct elf_layout L;
+	struct seg_desc segs[16];
+	struct sec_desc secs[16];
+	struct plan P;
+	struct plan_error e;
+};
+
+static struct fixture *
+new_file(uint16_t type, uint64_t size)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	f->L.file_size = size;
+	f->L.elfclass = ELFCLASS64;
+	f->L.elfdata = ELFDATA2LSB;
+	f->L.type = type;
+	f->L.machine = EM_X86_64;
+	f->L.ehdr_size = 64;
+	f->L.phoff = 64;
+	f->L.phentsize = 56;
+	f->L.segs = f->segs;
+	f->L.secs = f->secs;
+	return f;
+}
+
+static size_t
+seg(struct fixture *f, uint32_t type, uint32_t flags, uint64_t off,
+    uint64_t vaddr, uint64_t filesz, uint64_t memsz, uint64_t align)
+{
+	size_t i = f->L.nsegs++;
+
+	f->segs[i] = (struct seg_desc){ type, flags, off, vaddr, vaddr,
+	    filesz, memsz, align };
+	return i;
+}
+
+static size_t
+load(struct fixture *f, uint32_t flags, uint64_t off, uint64_t vaddr,
+    uint64_t filesz)
+{
+	return seg(f, PT_LOAD, flags, off, vaddr, filesz, filesz, K(4));
+}
+
+static size_t
+sec(struct fixture *f, uint32_t type, uint64_t flags, uint64_t addr,
+    uint64_t off, uint64_t size, uint64_t align)
+{
+	size_t i = f->L.nsecs++;
+
+	f->secs[i] = (struct sec_desc){ .type = type, .flags = flags,
+	    .addr = addr, .offset = off, .size = size, .addralign = align };
+	return i;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f != NULL) {
+		plan_free(&f->P);
+		free(f);
+	}
+	return 0;
+}
+
+static void
+plan_ok(struct fixture *f, const struct plan_params *p)
+{
+	char msg[256];
+
+	if (plan_build(&f->L, p, &f->P, &f->e) != 0) {
+		plan_strerror(&f->e, msg, sizeof(msg));
+		fail_msg("plan failed: %s", msg);
+	}
+}
+
+static bool
+congruent(uint64_t off, uint64_t vaddr, uint64_t m)
+{
+	return ((off - vaddr) & (m - 1)) == 0;
+}
+
+/* The plan applied: the output's headers, to be planned again. */
+static void
+apply(struct fixture *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->L.nsegs; i++) {
+		f->segs[i].offset = f->P.segs[i].new_offset;
+		f->segs[i].align = f->P.segs[i].new_align;
+	}
+	for (i = 0; i < f->L.nsecs; i++)
+		f->secs[i].offset = f->P.sec_offset[i];
+	f->L.shoff = f->P.new_shoff;
+	f->L.file_size = f->P.new_size;
+	plan_free(&f->P);
+}
+
+static void
+test_windows_arithmetic(void **state)
+{
+	assert_int_equal(windows_in(0, M(2), M(2)), 1);
+	assert_int_equal(windows_in(0, M(2) - 1, M(2)), 0);
+	assert_int_equal(windows_in(K(4), M(4), M(2)), 1);
+	assert_int_equal(windows_in(K(4), M(4) - K(4), M(2)), 1);
+	assert_int_equal(windows_in(K(4), M(4) - K(8), M(2)), 0);
+	assert_int_equal(windows_in(M(1), M(7), M(2)), 3);
+	assert_int_equal(windows_in(UINT64_MAX - 10, 100, M(2)), 0);
+}
+
+/* GNU ld -z separate-code: R | R E | R | RW, p_offset == p_vaddr. */
+static void
+test_gnu_ld_layout_changes_only_p_align(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(13));
+	size_t r, text, ro, rw;
+
+	r = load(f, PF_R, 0, 0, 0x628);
+	text = load(f, PF_R | PF_X, K(4), K(4), M(8));
+	ro = load(f, PF_R, K(4) + M(8), K(4) + M(8), M(4) + K(1));
+	rw = load(f, PF_R | PF_W, M(12) + K(12) + 0xdd8, M(12) + K(16) + 0xdd8,
+	    K(2));
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.segs[r].verdict, SEG_NO_WINDOW);
+	assert_int_equal(f->P.segs[text].verdict, SEG_ELIGIBLE);
+	assert_int_equal(f->P.segs[ro].verdict, SEG_ELIGIBLE);
+	assert_int_equal(f->P.segs[rw].verdict, SEG_WRITABLE);
+	assert_int_equal(f->P.segs[text].new_offset, K(4));
+	assert_int_equal(f->P.segs[text].new_align, M(2));
+	assert_int_equal(f->P.segs[ro].new_offset, K(4) + M(8));
+	assert_int_equal(f->P.segs[ro].new_align, M(2));
+	assert_int_equal(f->P.segs[rw].new_align, K(4));
+	assert_int_equal(f->P.new_size, M(13));
+	assert_int_equal(f->P.n_aligned, 2);
+	assert_int_equal(f->P.windows_after, 3 + 1);
+	/* PIE with p_align 4 KiB: the kernel picks a base that is not PMD-aligned. */
+	assert_false(f->P.base_aligned_now);
+	assert_int_equal(f->P.windows_now, 0);
+	assert_true(f->P.changed);
+}
+
+/* lld: R (headers, rodata) at 0, then R E at p_vaddr = p_offset + 0x1000. */
+static void
+test_lld_layout_pads_text(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, 0x5f0 + M(8) + K(8));
+	size_t r, text, rw, s_text, s_data;
+	uint64_t text_off = 0x5f0, rw_off = 0x5f0 + M(8);
+
+	r = load(f, PF_R, 0, 0, text_off);
+	text = load(f, PF_R | PF_X, text_off, text_off + K(4), M(8));
+	rw = load(f, PF_R | PF_W, rw_off, rw_off + K(8), K(8));
+	s_text = sec(f, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+	    text_off + K(4), text_off, M(8), 16);
+	s_data = sec(f, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, rw_off + K(8),
+	    rw_off, K(8), 8);
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.segs[r].new_offset, 0);
+	assert_int_equal(f->P.segs[text].new_offset, text_off + K(4));
+	assert_true(congruent(f->P.segs[text].new_offset,
+	    f->segs[text].vaddr, M(2)));
+	/* The RW segment moves by the same 4 KiB and stays page-congruent. */
+	assert_int_equal(f->P.segs[rw].new_offset, rw_off + K(4));
+	assert_int_equal(f->P.sec_offset[s_text], text_off + K(4));
+	assert_int_equal(f->P.sec_offset[s_data], rw_off + K(4));
+	assert_int_equal(f->P.new_size, f->L.file_size + K(4));
+	assert_int_equal(f->P.windows_now, 0);
+	assert_int_equal(f->P.windows_after, 3);
+}
+
+/*
+ * The text shares its first page with the R segment.  After the move the
+ * new page holds the same bytes: the R tail is repeated in front of it.
+ */
+static void
+test_shared_page_is_repeated(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, 0x5f0 + M(8));
+	size_t i;
+	bool prefix = false, suffix = false;
+
+	load(f, PF_R, 0, 0, 0x5f0);
+	load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(8));
+	plan_ok(f, &x86);
+	for (i = 0; i < f->P.nextents; i++) {
+		const struct extent *x = &f->P.extents[i];
+
+		if (x->src == 0 && x->dst == K(4) && x->len == 0x5f0)
+			prefix = true;
+		if (x->src == 0x5f0 && x->dst == 0x5f0 && x->len == K(4) - 0x5f0)
+			suffix = true;
+	}
+	assert_true(prefix);
+	assert_true(suffix);
+}
+
+/* Text ends and RW begins inside one file page (GNU ld noseparate-code). */
+static void
+test_segments_sharing_a_page_stay_apart(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(9));
+	uint64_t text_end = 0x5f0 + M(8) + 0x200;
+	size_t text, rw;
+
+	load(f, PF_R, 0, 0, 0x5f0);
+	text = load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(8) + 0x200);
+	rw = load(f, PF_R | PF_W, text_end + 0x100, text_end + 0x100 + K(8),
+	    K(4));
+	plan_ok(f, &x86);
+	assert_true(f->P.segs[rw].new_offset >=
+	    f->P.segs[text].new_offset + f->segs[text].filesz);
+	assert_true(congruent(f->P.segs[rw].new_offset, f->segs[rw].vaddr,
+	    K(4)));
+	/* Same delta as the text: nothing more than needed was added. */
+	assert_int_equal(f->P.segs[rw].new_offset - f->segs[rw].offset,
+	    f->P.segs[text].new_offset - f->segs[text].offset);
+}
+
+/* aarch64 GNU ld: one R E from offset 0, p_align 64 KiB. */
+static void
+test_aarch64_64k_layout(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(9));
+	size_t text, rw;
+
+	f->L.machine = EM_AARCH64;
+	text = seg(f, PT_LOAD, PF_R | PF_X, 0, 0, M(8) + 0x300, M(8) + 0x300,
+	    K(64));
+	rw = seg(f, PT_LOAD, PF_R | PF_W, M(8) + K(64) - 0x100,
+	    M(8) + K(128) - 0x100, K(4), K(8), K(64));
+	plan_ok(f, &arm64);
+	assert_int_equal(f->P.segs[text].new_offset, 0);
+	assert_int_equal(f->P.segs[text].new_align, M(2));
+	assert_int_equal(f->P.segs[rw].new_offset, f->segs[rw].offset);
+	assert_int_equal(f->P.segs[rw].new_align, K(64));
+	assert_int_equal(f->P.new_size, M(9));
+	assert_int_equal(f->P.windows_after, 4);
+}
+
+/* aarch64 linked for 4 KiB pages: later segments are raised to 64 KiB. */
+static void
+test_aarch64_raises_congruence_to_64k(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(9));
+	size_t text, rw;
+
+	f->L.machine = EM_AARCH64;
+	load(f, PF_R, 0, 0, 0x700);
+	text = load(f, PF_R | PF_X, 0x700, 0x10700, M(8));
+	rw = load(f, PF_R | PF_W, M(8) + 0x700, M(8) + 0x20700, K(4));
+	plan_ok(f, &arm64);
+	assert_true(congruent(f->P.segs[text].new_offset, 0x10700, M(2)));
+	assert_true(congruent(f->P.segs[rw].new_offset, M(8) + 0x20700,
+	    K(64)));
+	assert_int_equal(f->P.segs[rw].new_align, K(4));
+}
+
+static void
+test_already_aligned_gives_empty_plan(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(12));
+	size_t i;
+
+	seg(f, PT_LOAD, PF_R, 0, 0, 0x628, 0x628, M(2));
+	seg(f, PT_LOAD, PF_R | PF_X, K(4), K(4), M(8), M(8), M(2));
+	seg(f, PT_LOAD, PF_R | PF_W, M(8) + K(8), M(10) + K(8), K(4), K(4),
+	    K(4));
+	plan_ok(f, &x86);
+	assert_false(f->P.changed);
+	assert_int_equal(f->P.n_aligned, 0);
+	assert_int_equal(f->P.windows_now, 3);
+	assert_int_equal(f->P.windows_after, 3);
+	for (i = 0; i < f->P.nextents; i++)
+		assert_int_equal(f->P.extents[i].src, f->P.extents[i].dst);
+}
+
+static void
+test_segment_too_small_for_a_window(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(3));
+	size_t text;
+
+	load(f, PF_R, 0, 0, 0x5f0);
+	text = load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(2));
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.segs[text].verdict, SEG_NO_WINDOW);
+	assert_false(f->P.changed);
+	assert_int_equal(f->P.n_eligible, 0);
+}
+
+/* The first PT_LOAD holds the headers; it cannot move to become congruent. */
+static void
+test_incongruent_header_segment_is_pinned(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(9));
+	size_t text;
+
+	text = load(f, PF_R | PF_X, 0, K(4), M(8));
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.segs[text].verdict, SEG_PINNED);
+	assert_int_equal(f->P.segs[text].new_offset, 0);
+	assert_false(f->P.changed);
+}
+
+static void
+test_sections_outside_segments_follow(void **state)
+{
+	uint64_t end = 0x5f0 + M(8);
+	struct fixture *f = *state = new_file(ET_DYN, end + K(64) + 64 * 5);
+	size_t comment, symtab, bss;
+
+	load(f, PF_R, 0, 0, 0x5f0);
+	load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(8));
+	seg(f, PT_LOAD, PF_R | PF_W, end, end + K(4), 0, K(16), K(4));
+	bss = sec(f, SHT_NOBITS, SHF_ALLOC | SHF_WRITE, end + K(4), end, K(16),
+	    32);
+	comment = sec(f, SHT_PROGBITS, 0, 0, end, 0x40, 1);
+	symtab = sec(f, SHT_SYMTAB, 0, 0, end + 0x40, K(64) - 0x40, 8);
+	f->L.shoff = end + K(64);
+	f->L.shentsize = 64;
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.sec_offset[comment], end + K(4));
+	assert_int_equal(f->P.sec_offset[symtab], end + 0x40 + K(4));
+	assert_int_equal(f->P.sec_offset[bss], end + K(4));
+	assert_int_equal(f->P.new_shoff, f->L.shoff + K(4));
+	assert_int_equal(f->P.new_size, f->L.file_size + K(4));
+}
+
+/* Rewriting the output again changes nothing. */
+static void
+test_second_plan_is_empty(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, 0x5f0 + M(12) + K(8));
+
+	load(f, PF_R, 0, 0, 0x5f0);
+	load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(8));
+	load(f, PF_R, 0x5f0 + M(8), 0x25f0 + M(8), M(4));
+	load(f, PF_R | PF_W, 0x5f0 + M(12), 0x35f0 + M(12), K(8));
+	plan_ok(f, &x86);
+	assert_true(f->P.changed);
+	apply(f);
+	plan_ok(f, &x86);
+	assert_false(f->P.changed);
+}
+
+static void
+expect_error(struct fixture *f, enum plan_err code)
+{
+	assert_int_equal(plan_build(&f->L, &x86, &f->P, &f->e), -1);
+	assert_int_equal(f->e.code, code);
+}
+
+static void
+test_rejects_overlapping_loads(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(9));
+
+	load(f, PF_R, 0, 0, K(8));
+	load(f, PF_R | PF_X, K(4), K(4), M(8));
+	expect_error(f, PLAN_OVERLAP);
+}
+
+static void
+test_rejects_filesz_above_memsz(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(9));
+
+	seg(f, PT_LOAD, PF_R, 0, 0, K(8), K(4), K(4));
+	expect_error(f, PLAN_FILESZ_GT_MEMSZ);
+}
+
+static void
+test_rejects_page_incongruent_load(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(9));
+
+	load(f, PF_R, 0, 0, 0x100);
+	load(f, PF_R | PF_X, 0x100, 0x2200, M(8));
+	expect_error(f, PLAN_NOT_CONGRUENT);
+}
+
+static void
+test_rejects_load_past_eof(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(1));
+
+	load(f, PF_R, 0, 0, K(4));
+	load(f, PF_R | PF_X, K(4), K(4), UINT64_MAX - K(2));
+	expect_error(f, PLAN_PAST_EOF);
+}
+
+static void
+test_rejects_align_not_power_of_two(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(1));
+
+	seg(f, PT_LOAD, PF_R, 0, 0, K(4), K(4), 0x3000);
+	expect_error(f, PLAN_BAD_ALIGN);
+}
+
+static void
+test_rejects_no_load(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(1));
+
+	seg(f, PT_NOTE, PF_R, 0x100, 0x100, 0x20, 0x20, 4);
+	expect_error(f, PLAN_NO_LOAD);
+}
+
+static void
+test_class32_limit(void **state)
+{
+	struct fixture *f = *state = new_file(ET_EXEC, 0xffffe000);
+
+	f->L.elfclass = ELFCLASS32;
+	f->L.machine = EM_386;
+	load(f, PF_R, 0, 0x8048000, 0x5f0);
+	load(f, PF_R | PF_X, 0x5f0, 0x80495f0, 0xffffd000 - 0x5f0);
+	expect_error(f, PLAN_TOO_BIG);
+}
+
+static void
+test_geometry_targets(void **state)
+{
+	struct plan_params p;
+	const char *why;
+
+	assert_int_equal(params_for(EM_X86_64, 0, 0, &p, &why), 0);
+	assert_int_equal(p.target, M(2));
+	assert_int_equal(p.min_page, K(4));
+	assert_int_equal(params_for(EM_AARCH64, 0, 0, &p, &why), 0);
+	assert_int_equal(p.target, M(2));
+	assert_int_equal(p.min_page, K(64));
+	assert_int_equal(params_for(EM_AARCH64, K(16), 0, &p, &why), 0);
+	assert_int_equal(p.target, M(32));
+	assert_int_equal(params_for(EM_AARCH64, K(64), 0, &p, &why), 0);
+	assert_int_equal(p.target, M(2));
+	assert_int_equal(params_for(EM_RISCV, 0, 0, &p, &why), 0);
+	assert_int_equal(p.target, M(2));
+	assert_int_equal(params_for(EM_X86_64, K(16), 0, &p, &why), -1);
+	assert_int_equal(params_for(EM_X86_64, 0, M(4), &p, &why), 0);
+	assert_int_equal(p.target, M(4));
+}
+
+#define T(fn) cmocka_unit_test_teardown(fn, teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_windows_arithmetic),
+		T(test_gnu_ld_layout_changes_only_p_align),
+		T(test_lld_layout_pads_text),
+		T(test_shared_page_is_repeated),
+		T(test_segments_sharing_a_page_stay_apart),
+		T(test_aarch64_64k_layout),
+		T(test_aarch64_raises_congruence_to_64k),
+		T(test_already_aligned_gives_empty_plan),
+		T(test_segment_too_small_for_a_window),
+		T(test_incongruent_header_segment_is_pinned),
+		T(test_sections_outside_segments_follow),
+		T(test_second_plan_is_empty),
+		T(test_rejects_overlapping_loads),
+		T(test_rejects_filesz_above_memsz),
+		T(test_rejects_page_incongruent_load),
+		T(test_rejects_load_past_eof),
+		T(test_rejects_align_not_power_of_two),
+		T(test_rejects_no_load),
+		T(test_class32_limit),
+		cmocka_unit_test(test_geometry_targets),
+	};
+
+	return cmocka_run_group_tests_name("planner", tests, NULL, NULL);
+}
