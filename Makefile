@@ -20,10 +20,12 @@ CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
-ELF_CFLAGS  := $(shell $(PKG_CONFIG) --cflags libelf libbsd 2>/dev/null)
-ELF_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libbsd 2>/dev/null)
-CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
-CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+# Deferred (=, not :=) so that `make deps check` asks pkg-config only after
+# the packages are installed.
+ELF_CFLAGS    = $(shell $(PKG_CONFIG) --cflags libelf libbsd)
+ELF_LIBS      = $(shell $(PKG_CONFIG) --libs libelf libbsd)
+CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
+CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 
 SRCS = src/main.c src/elf_read.c src/segment_pad.c src/plan_check.c \
        src/geometry.c src/phdr_rewrite.c src/atomic_file.c src/report.c

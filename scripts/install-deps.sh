@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install what building and testing elfthp-align needs on Debian (12 or
+# later).  Idempotent: packages already present are not fetched again.
+# Run as root, or with sudo available.
+set -eu
+
+BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev"
+# Independent checkers and fixture toolchains used by `make check`.
+TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl
+ gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+ gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user"
+
+missing=""
+for p in $BUILD $TEST; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "install-deps: installing:$missing"
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
