@@ -27,11 +27,14 @@ ELF_LIBS      = $(shell $(PKG_CONFIG) --libs libelf libbsd)
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 
-SRCS = src/main.c src/elf_read.c src/segment_pad.c src/plan_check.c \
-       src/geometry.c src/phdr_rewrite.c src/atomic_file.c src/report.c
+SRCS = src/main.c src/process.c src/runner.c src/elf_read.c \
+       src/segment_pad.c src/plan_check.c src/compat.c src/geometry.c \
+       src/impact.c src/phdr_rewrite.c src/atomic_file.c src/report.c \
+       src/pid_scan.c
 OBJS = $(SRCS:.c=.o)
 # What the planner unit tests link: the pure modules only.
-PLAN_OBJS = src/segment_pad.o src/plan_check.o src/geometry.o
+PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
+            src/impact.o
 
 UNIT_TESTS = tests/unit/test_segment_pad
 
@@ -40,7 +43,7 @@ UNIT_TESTS = tests/unit/test_segment_pad
 all: elfthp-align
 
 elfthp-align: $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(ELF_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(ELF_LIBS) -lpthread
 
 src/%.o: src/%.c include/elfthp.h
 	$(CC) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<

@@ -57,6 +57,8 @@ struct elf_layout {
 	uint64_t phentsize;
 	uint64_t shoff;		/* 0: no section header table */
 	uint64_t shentsize;
+	bool has_interp;	/* PT_INTERP present: an executable */
+	bool flags1_pie;	/* DT_FLAGS_1 has DF_1_PIE */
 	struct seg_desc *segs;	/* every program header, in table order */
 	size_t nsegs;
 	struct sec_desc *secs;	/* every section header, in table order */
@@ -68,6 +70,7 @@ struct plan_params {
 	uint64_t target;	/* alignment for eligible segments (the PMD) */
 	uint64_t min_page;	/* every PT_LOAD stays congruent at least modulo this */
 	uint64_t base_page;	/* input must be congruent modulo this to be valid */
+	uint64_t min_align;	/* --page-size: every PT_LOAD's p_align at least this */
 };
 
 /* Why a PT_LOAD is or is not eligible. */
@@ -112,6 +115,7 @@ struct plan {
 	uint64_t new_shoff;
 	uint64_t new_size;
 	uint64_t target;
+	uint64_t min_page;
 	size_t n_eligible;	/* eligible PT_LOADs */
 	size_t n_aligned;	/* eligible PT_LOADs whose header changes */
 	uint64_t windows_now;
@@ -136,6 +140,7 @@ enum plan_err {
 	PLAN_SPLIT_SECTION,
 	PLAN_SPLIT_SHDRS,
 	PLAN_TOO_BIG,
+	PLAN_PAGE_SHARED,
 	PLAN_VERIFY,
 };
 
@@ -156,6 +161,23 @@ int plan_verify(const struct elf_layout *, const struct plan_params *,
 void plan_free(struct plan *);
 void plan_strerror(const struct plan_error *, char *, size_t);
 
+/* compat.c: page-size compatibility; pure. */
+enum compat_kind {
+	COMPAT_OFFSET,	/* offset and address disagree modulo the page: pad */
+	COMPAT_ALIGN,	/* p_align below the page: raise */
+	COMPAT_SHARED,	/* two permissions on one page: relink */
+};
+struct compat_finding {
+	enum compat_kind kind;
+	size_t index;
+	size_t other;
+	uint64_t value;
+};
+int find_shared_page(const struct elf_layout *, uint64_t page, size_t *,
+    size_t *);
+size_t compat_findings(const struct elf_layout *, uint64_t page,
+    struct compat_finding *, size_t max);
+
 /* geometry.c: page geometries and the alignment they call for. */
 struct geometry {
 	const char *name;
@@ -166,6 +188,27 @@ struct geometry {
 const char *machine_name(uint16_t machine);
 int params_for(uint16_t machine, uint64_t page_size, uint64_t align,
     struct plan_params *, const char **why);
+size_t report_geometries(uint16_t machine, const struct geometry **, size_t);
+const struct geometry *own_geometry(uint16_t machine, uint64_t page_size);
+uint64_t geometry_target(const struct geometry *);
+bool geometry_pmd_counts(const struct geometry *);
+uint64_t machine_max_page(uint16_t machine);
+
+/* impact.c: the --report model, per geometry; pure. */
+struct geometry_impact {
+	const struct geometry *geometry;
+	uint64_t target;
+	uint64_t translations_now;
+	uint64_t translations_after;
+	uint64_t huge_bytes_now;
+	uint64_t huge_bytes_after;
+	uint64_t windows_after;
+	uint64_t rss_increase_max;
+	unsigned aslr_bits_lost;
+	int64_t file_growth;
+};
+void impact_compute(const struct elf_layout *, const struct plan *,
+    const struct geometry *, struct seg_desc *after, struct geometry_impact *);
 
 /* elf_read.c: the read pass. */
 enum read_status {
@@ -196,21 +239,64 @@ int atomic_copy_metadata(struct atomic_file *, int src_fd, bool owner_required,
 int atomic_commit(struct atomic_file *, char *, size_t);
 void atomic_abort(struct atomic_file *);
 
-/* report.c: formatting only. */
-struct options;
-void report_result(FILE *, const char *name, const struct elf_layout *,
-    const struct plan *, bool dry_run);
-void report_plan_table(FILE *, const struct elf_layout *, const struct plan *);
-void format_size(char *, size_t, uint64_t);
-
 /* main.c: every option lives here. */
+enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID };
+enum format { FORMAT_TEXT, FORMAT_JSON };
+
 struct options {
+	enum mode mode;
+	enum format format;
 	bool dry_run;
 	bool quiet;
+	bool recursive;
+	bool one_fs;		/* -x: stay on the device of each argument */
 	int verbose;
+	unsigned jobs;
+	long pid;
 	const char *output;
 	uint64_t page_size;	/* 0: the machine's default */
 	uint64_t align;		/* 0: from machine and page size */
 };
+
+/* What became of one file; the exit status and the --check summary use it. */
+enum file_class {
+	FILE_DONE,		/* rewritten, nothing to do, or reported */
+	FILE_READY,		/* --check: huge-page ready */
+	FILE_NEEDS_REWRITE,	/* --check: elfthp-align would change it */
+	FILE_NEEDS_RELINK,	/* --check --page-size: only a relink helps */
+	FILE_NOT_ELF,
+	FILE_NOT_APPLICABLE,	/* ELF, but not an executable or shared object */
+	FILE_ERROR,
+};
+
+/* process.c: one file through the passes. */
+enum file_class process_file(const char *name, const struct options *,
+    FILE *out, FILE *err, bool from_walk);
+
+/* runner.c: walk the arguments, run the files (in parallel), print in order. */
+int run_all(char **paths, size_t npaths, const struct options *);
+
+/* pid_scan.c: --pid. */
+int pid_report(long pid, const struct options *);
+
+/* impact.c, continued. */
+bool seed_patch_aligns(const struct elf_layout *, const struct seg_desc *,
+    uint64_t pmd);
+const char *file_kind(const struct elf_layout *);
+
+/* report.c: formatting only. */
+void report_result(FILE *, const char *name, const struct elf_layout *,
+    const struct plan *, bool dry_run);
+void report_plan_table(FILE *, const struct elf_layout *, const struct plan *);
+void format_size(char *, size_t, uint64_t);
+void json_string(FILE *, const char *);
+void report_impact(FILE *, enum format, const char *name,
+    const struct elf_layout *, const struct plan *,
+    const struct geometry *own, const struct geometry_impact *, size_t n);
+void report_check(FILE *, enum format, const char *name,
+    const struct elf_layout *, const struct plan *,
+    const struct compat_finding *, size_t nfind, enum file_class);
+void report_check_other(FILE *, enum format, const char *name,
+    enum file_class, const char *why);
 
 #endif

@@ -25,26 +25,58 @@
 #define TMP_SUFFIX ".elfthp-XXXXXX"
 
 /*
- * The temporary file a signal must clean up.  A signal handler can reach
- * nothing else, so this one piece of state is global.
+ * The temporary files a signal must clean up, one slot per worker thread.
+ * A signal handler can reach nothing else, so this is global state.
  */
-static const char *volatile pending_tmp;
+#define PENDING_SLOTS 64
+static const char *volatile pending[PENDING_SLOTS];
 
 static void
 on_signal(int sig)
 {
-	const char *p = pending_tmp;
+	size_t i;
 
-	if (p != NULL)
-		unlink(p);
+	for (i = 0; i < PENDING_SLOTS; i++) {
+		const char *p = pending[i];
+
+		if (p != NULL)
+			unlink(p);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
 static void
+pending_add(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < PENDING_SLOTS; i++) {
+		const char *expected = NULL;
+
+		if (__atomic_compare_exchange_n(&pending[i], &expected, path,
+		    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+static void
+pending_remove(const char *path)
+{
+	size_t i;
+
+	for (i = 0; path != NULL && i < PENDING_SLOTS; i++) {
+		const char *expected = path;
+
+		__atomic_compare_exchange_n(&pending[i], &expected, NULL,
+		    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	}
+}
+
+static void
 guard_signals(void)
 {
-	static bool installed;
+	static _Atomic bool installed;
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	struct sigaction sa;
 	size_t i;
@@ -103,11 +135,11 @@ atomic_open(struct atomic_file *a, const char *final_path, char *err, size_t n)
 		return aerr(err, n, "out of memory");
 	}
 	guard_signals();
-	pending_tmp = a->tmp_path;
+	pending_add(a->tmp_path);
 	if ((a->fd = mkostemp(a->tmp_path, O_CLOEXEC)) < 0) {
 		int e = errno;
 
-		pending_tmp = NULL;
+		pending_remove(a->tmp_path);
 		free(a->tmp_path);
 		a->tmp_path = NULL;
 		atomic_abort(a);
@@ -223,7 +255,7 @@ atomic_commit(struct atomic_file *a, char *err, size_t n)
 		atomic_abort(a);
 		return -1;
 	}
-	pending_tmp = NULL;
+	pending_remove(a->tmp_path);
 	sync_dir(a->final_path);
 	free(a->tmp_path);
 	free(a->final_path);
@@ -238,7 +270,7 @@ atomic_abort(struct atomic_file *a)
 		close(a->fd);
 	if (a->tmp_path != NULL)
 		unlink(a->tmp_path);
-	pending_tmp = NULL;
+	pending_remove(a->tmp_path);
 	free(a->tmp_path);
 	free(a->final_path);
 	a->fd = -1;

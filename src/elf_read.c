@@ -304,6 +304,37 @@ copy_shdrs(Elf *elf, const struct raw_hdr *h, struct elf_layout *L,
 	return READ_OK;
 }
 
+/* PIE or shared library?  Only DT_FLAGS_1 tells a static-pie from a DSO. */
+static void
+read_dynamic_flags(Elf *elf, struct elf_layout *L)
+{
+	size_t i, k, entsize;
+
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+		Elf_Data *d;
+
+		if (s->type == PT_INTERP)
+			L->has_interp = true;
+		if (s->type != PT_DYNAMIC || s->filesz == 0)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)s->offset, s->filesz,
+		    ELF_T_DYN);
+		entsize = gelf_fsize(elf, ELF_T_DYN, 1, EV_CURRENT);
+		if (d == NULL || entsize == 0)
+			continue;
+		for (k = 0; k < s->filesz / entsize; k++) {
+			GElf_Dyn dyn;
+
+			if (gelf_getdyn(d, (int)k, &dyn) == NULL ||
+			    dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+				L->flags1_pie = true;
+		}
+	}
+}
+
 static void
 fill_layout(const struct raw_hdr *h, struct elf_layout *L)
 {
@@ -341,6 +372,8 @@ layout_read(int fd, struct elf_layout *L, char *err, size_t n)
 		st = copy_phdrs(elf, &h, L, err, n);
 	if (st == READ_OK)
 		st = copy_shdrs(elf, &h, L, err, n);
+	if (st == READ_OK && L->type == ET_DYN)
+		read_dynamic_flags(elf, L);
 	elf_end(elf);
 	if (st != READ_OK)
 		layout_free(L);

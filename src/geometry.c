@@ -117,6 +117,8 @@ params_for(uint16_t machine, uint64_t page_size, uint64_t align,
 		return -1;
 	}
 	p->base_page = 4 * KiB;
+	/* An explicit page size asks for a file that loads on such pages. */
+	p->min_align = page_size;
 	p->min_page = m->max_page > page ? m->max_page : page;
 	p->target = align ? align : target_for(machine, page);
 	if (p->target == 0) {
@@ -129,4 +131,68 @@ params_for(uint16_t machine, uint64_t page_size, uint64_t align,
 		return -1;
 	}
 	return 0;
+}
+
+/* The geometries every report covers, then the ones only their machine gets. */
+static const struct geometry standard[] = {
+	{ "x86_64-4k", 4 * KiB, 2 * MiB, 0 },
+	{ "arm64-4k", 4 * KiB, 2 * MiB, 64 * KiB },
+	{ "arm64-16k", 16 * KiB, 32 * MiB, 2 * MiB },
+	{ "arm64-64k", 64 * KiB, 512 * MiB, 2 * MiB },
+};
+static const struct geometry riscv64_4k = { "riscv64-4k", 4 * KiB, 2 * MiB,
+	64 * KiB };
+static const struct geometry loongarch64_16k = { "loongarch64-16k", 16 * KiB,
+	32 * MiB, 0 };
+
+size_t
+report_geometries(uint16_t machine, const struct geometry **out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(standard) / sizeof(standard[0]) && n < max; i++)
+		out[n++] = &standard[i];
+	if (machine == EM_RISCV && n < max)
+		out[n++] = &riscv64_4k;
+	if (machine == EM_LOONGARCH && n < max)
+		out[n++] = &loongarch64_16k;
+	return n;
+}
+
+/* The geometry a file runs on by default, or with --page-size. */
+const struct geometry *
+own_geometry(uint16_t machine, uint64_t page_size)
+{
+	const struct machine_info *m = machine_lookup(machine);
+	uint64_t page = page_size ? page_size : m->default_page;
+	size_t i;
+
+	if (machine == EM_RISCV)
+		return &riscv64_4k;
+	if (machine == EM_LOONGARCH && page == 16 * KiB)
+		return &loongarch64_16k;
+	if (machine == EM_AARCH64)
+		for (i = 1; i < 4; i++)
+			if (standard[i].page == page)
+				return &standard[i];
+	return &standard[0];
+}
+
+/* What a geometry aligns to: its PMD up to 32 MiB, else its contiguous block. */
+uint64_t
+geometry_target(const struct geometry *g)
+{
+	return g->pmd <= PMD_CAP ? g->pmd : g->cont;
+}
+
+bool
+geometry_pmd_counts(const struct geometry *g)
+{
+	return g->pmd <= PMD_CAP;
+}
+
+uint64_t
+machine_max_page(uint16_t machine)
+{
+	return machine_lookup(machine)->max_page;
 }

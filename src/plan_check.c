@@ -253,6 +253,11 @@ plan_strerror(const struct plan_error *e, char *buf, size_t len)
 		snprintf(buf, len, "the rewritten file (%llu bytes) would pass "
 		    "the 4 GiB limit of ELFCLASS32", v);
 		break;
+	case PLAN_PAGE_SHARED:
+		snprintf(buf, len, "PT_LOAD %zu and PT_LOAD %zu have different "
+		    "permissions on one 0x%llx-byte page; only a relink with "
+		    "-z max-page-size=0x%llx fixes that", e->index, e->other, v, v);
+		break;
 	case PLAN_VERIFY:
 		snprintf(buf, len, "internal error: plan check failed: %s "
 		    "(header %zu); nothing written", e->detail, e->index);

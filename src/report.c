@@ -39,6 +39,15 @@ phdr_type_name(uint32_t type, char *buf, size_t len)
 	}
 }
 
+static void
+flag_text(uint32_t flags, char buf[4])
+{
+	buf[0] = flags & PF_R ? 'R' : ' ';
+	buf[1] = flags & PF_W ? 'W' : ' ';
+	buf[2] = flags & PF_X ? 'E' : ' ';
+	buf[3] = '\0';
+}
+
 static const char *
 verdict_text(enum seg_verdict v)
 {
@@ -85,15 +94,6 @@ report_result(FILE *f, const char *name, const struct elf_layout *L,
 		    plural(P->windows_after), growth);
 }
 
-static void
-flag_text(uint32_t flags, char buf[4])
-{
-	buf[0] = flags & PF_R ? 'R' : ' ';
-	buf[1] = flags & PF_W ? 'W' : ' ';
-	buf[2] = flags & PF_X ? 'E' : ' ';
-	buf[3] = '\0';
-}
-
 void
 report_plan_table(FILE *f, const struct elf_layout *L, const struct plan *P)
 {
@@ -116,4 +116,294 @@ report_plan_table(FILE *f, const struct elf_layout *L, const struct plan *P)
 		    s->offset, sp->new_offset, s->vaddr, size, s->align,
 		    sp->new_align, sp->windows_after, verdict_text(sp->verdict));
 	}
+}
+
+void
+json_string(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static const char *
+class_text(enum file_class c)
+{
+	switch (c) {
+	case FILE_READY: return "ready";
+	case FILE_NEEDS_REWRITE: return "needs-rewrite";
+	case FILE_NEEDS_RELINK: return "needs-relink";
+	case FILE_NOT_ELF:
+	case FILE_NOT_APPLICABLE: return "not-applicable";
+	case FILE_ERROR: return "error";
+	case FILE_DONE: break;
+	}
+	return "done";
+}
+
+/* --- --report ------------------------------------------------------------ */
+
+static void
+impact_text_segments(FILE *f, const struct elf_layout *L,
+    const struct plan *P, uint64_t pmd)
+{
+	size_t i;
+
+	fprintf(f, "  %-3s %-3s %-10s %-10s %8s %-10s %-8s %7s %7s  %s\n",
+	    "PH", "FLG", "OFFSET", "VADDR", "FILESZ", "ALIGN", "ELIGIBLE",
+	    "WIN.NOW", "WIN.AFT", "SEED PATCH");
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+		const struct seg_plan *sp = &P->segs[i];
+		char flags[4], size[16];
+
+		if (s->type != PT_LOAD)
+			continue;
+		flag_text(s->flags, flags);
+		format_size(size, sizeof(size), s->filesz);
+		fprintf(f, "  %-3zu %-3s 0x%08" PRIx64 " 0x%08" PRIx64 " %8s "
+		    "0x%08" PRIx64 " %-8s %7" PRIu64 " %7" PRIu64 "  %s\n", i,
+		    flags, s->offset, s->vaddr, size, s->align,
+		    sp->verdict == SEG_ELIGIBLE ? "yes" : "no", sp->windows_now,
+		    sp->windows_after, seed_patch_aligns(L, s, pmd) ?
+		    "aligns" : "-");
+	}
+}
+
+static void
+impact_text_geometries(FILE *f, const struct geometry_impact *imp, size_t n)
+{
+	char a[16], b[16], c[16], d[16], e[16], g[16];
+	size_t i;
+
+	fprintf(f, "  %-16s %6s %6s %6s %12s %12s %8s %8s %8s %4s %8s\n",
+	    "GEOMETRY", "PAGE", "PMD", "CONT", "TLB.NOW", "TLB.AFTER",
+	    "HUGE.NOW", "HUGE.AFT", "RSS+MAX", "ASLR", "GROWTH");
+	for (i = 0; i < n; i++) {
+		const struct geometry_impact *m = &imp[i];
+
+		format_size(a, sizeof(a), m->geometry->page);
+		format_size(b, sizeof(b), m->geometry->pmd);
+		format_size(c, sizeof(c), m->geometry->cont);
+		format_size(d, sizeof(d), m->huge_bytes_now);
+		format_size(e, sizeof(e), m->huge_bytes_after);
+		format_size(g, sizeof(g), m->rss_increase_max);
+		fprintf(f, "  %-16s %6s %6s %6s %12" PRIu64 " %12" PRIu64
+		    " %8s %8s %8s %4u %8" PRId64 "\n", m->geometry->name, a, b,
+		    m->geometry->cont ? c : "-", m->translations_now,
+		    m->translations_after, d, e, g, m->aslr_bits_lost,
+		    m->file_growth);
+	}
+}
+
+static void
+impact_json_segments(FILE *f, const struct elf_layout *L,
+    const struct plan *P, uint64_t pmd)
+{
+	const char *sep = "";
+	size_t i;
+
+	fputs("\"segments\":[", f);
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+		const struct seg_plan *sp = &P->segs[i];
+		char flags[4];
+
+		if (s->type != PT_LOAD)
+			continue;
+		flag_text(s->flags, flags);
+		fprintf(f, "%s{\"index\":%zu,\"flags\":\"%s\",\"offset\":%" PRIu64
+		    ",\"vaddr\":%" PRIu64 ",\"filesz\":%" PRIu64 ",\"align\":%"
+		    PRIu64 ",\"eligible\":%s,\"windows_now\":%" PRIu64
+		    ",\"windows_after\":%" PRIu64 ",\"seed_patch\":%s}", sep, i,
+		    flags, s->offset, s->vaddr, s->filesz, s->align,
+		    sp->verdict == SEG_ELIGIBLE ? "true" : "false",
+		    sp->windows_now, sp->windows_after,
+		    seed_patch_aligns(L, s, pmd) ? "true" : "false");
+		sep = ",";
+	}
+	fputs("]", f);
+}
+
+static void
+impact_json_geometries(FILE *f, const struct geometry_impact *imp, size_t n)
+{
+	size_t i;
+
+	fputs("\"geometries\":[", f);
+	for (i = 0; i < n; i++) {
+		const struct geometry_impact *m = &imp[i];
+
+		fprintf(f, "%s{\"name\":\"%s\",\"page\":%" PRIu64 ",\"pmd\":%"
+		    PRIu64 ",\"cont\":%" PRIu64 ",\"translations_now\":%" PRIu64
+		    ",\"translations_after\":%" PRIu64 ",\"huge_bytes_now\":%"
+		    PRIu64 ",\"huge_bytes_after\":%" PRIu64
+		    ",\"rss_increase_max\":%" PRIu64 ",\"aslr_bits_lost\":%u,"
+		    "\"file_growth\":%" PRId64 "}", i ? "," : "",
+		    m->geometry->name, m->geometry->page, m->geometry->pmd,
+		    m->geometry->cont, m->translations_now,
+		    m->translations_after, m->huge_bytes_now,
+		    m->huge_bytes_after, m->rss_increase_max, m->aslr_bits_lost,
+		    m->file_growth);
+	}
+	fputs("]", f);
+}
+
+static bool
+base_aligned_after(const struct elf_layout *L, const struct plan *P)
+{
+	uint64_t m = 0;
+	size_t i;
+
+	if (L->type != ET_DYN)
+		return true;
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD && P->segs[i].new_align > m)
+			m = P->segs[i].new_align;
+	return m >= P->target;
+}
+
+void
+report_impact(FILE *f, enum format fmt, const char *name,
+    const struct elf_layout *L, const struct plan *P,
+    const struct geometry *own, const struct geometry_impact *imp, size_t n)
+{
+	bool after = base_aligned_after(L, P);
+
+	if (fmt == FORMAT_JSON) {
+		fputs("{\"file\":", f);
+		json_string(f, name);
+		fprintf(f, ",\"machine\":\"%s\",\"type\":\"%s\",\"geometry\":"
+		    "\"%s\",\"pmd\":%" PRIu64 ",\"base_aligned_now\":%s,"
+		    "\"base_aligned_after\":%s,", machine_name(L->machine),
+		    file_kind(L), own->name, P->target,
+		    P->base_aligned_now ? "true" : "false",
+		    after ? "true" : "false");
+		impact_json_segments(f, L, P, own->pmd);
+		fputc(',', f);
+		impact_json_geometries(f, imp, n);
+		fputs("}\n", f);
+		return;
+	}
+	fprintf(f, "%s: %s %s, %s; load base PMD-aligned: now %s, after %s\n",
+	    name, machine_name(L->machine), file_kind(L), own->name,
+	    P->base_aligned_now ? "yes" : "no", after ? "yes" : "no");
+	impact_text_segments(f, L, P, own->pmd);
+	impact_text_geometries(f, imp, n);
+}
+
+/* --- --check ------------------------------------------------------------- */
+
+/*
+ * Why a PT_LOAD must change.  A segment that only moves because one before
+ * it moved has no finding of its own.
+ */
+static bool
+load_finding(const struct elf_layout *L, const struct plan *P, size_t i,
+    char *text, size_t len)
+{
+	const struct seg_desc *s = &L->segs[i];
+	const struct seg_plan *sp = &P->segs[i];
+	uint64_t m = sp->verdict == SEG_ELIGIBLE ? P->target :
+	    (s->align > P->min_page ? s->align : P->min_page);
+
+	if (((s->offset - s->vaddr) & (m - 1)) != 0)
+		snprintf(text, len, "PT_LOAD %zu: p_offset 0x%" PRIx64 " is not "
+		    "congruent to p_vaddr 0x%" PRIx64 " modulo 0x%" PRIx64
+		    " (needs 0x%" PRIx64 ")", i, s->offset, s->vaddr, m,
+		    sp->new_offset);
+	else if (sp->new_align != s->align)
+		snprintf(text, len, "PT_LOAD %zu: p_align 0x%" PRIx64
+		    " is below 0x%" PRIx64, i, s->align, sp->new_align);
+	else
+		return false;
+	return true;
+}
+
+static void
+finding(FILE *f, enum format fmt, const char *name, const char *text,
+    bool *first)
+{
+	if (fmt == FORMAT_TEXT) {
+		fprintf(f, "%s: %s\n", name, text);
+		return;
+	}
+	fputs(*first ? "" : ",", f);
+	json_string(f, text);
+	*first = false;
+}
+
+static void
+compat_text(const struct compat_finding *c, char *text, size_t len)
+{
+	switch (c->kind) {
+	case COMPAT_OFFSET:
+		snprintf(text, len, "PT_LOAD %zu: p_offset and p_vaddr differ "
+		    "modulo the 0x%" PRIx64 " page (fixable: pad with "
+		    "--page-size)", c->index, c->value);
+		break;
+	case COMPAT_ALIGN:
+		snprintf(text, len, "PT_LOAD %zu: p_align 0x%" PRIx64 " is below "
+		    "the page (fixable: raise with --page-size)", c->index,
+		    c->value);
+		break;
+	case COMPAT_SHARED:
+		snprintf(text, len, "PT_LOAD %zu: shares a 0x%" PRIx64 " page "
+		    "with PT_LOAD %zu, which has other permissions (not "
+		    "fixable: relink with -z max-page-size=0x%" PRIx64 ")",
+		    c->index, c->value, c->other, c->value);
+		break;
+	}
+}
+
+void
+report_check(FILE *f, enum format fmt, const char *name,
+    const struct elf_layout *L, const struct plan *P,
+    const struct compat_finding *cf, size_t ncf, enum file_class cls)
+{
+	bool first = true;
+	char text[256];
+	size_t i;
+
+	if (fmt == FORMAT_JSON) {
+		fputs("{\"file\":", f);
+		json_string(f, name);
+		fprintf(f, ",\"status\":\"%s\",\"findings\":[", class_text(cls));
+	}
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD &&
+		    load_finding(L, P, i, text, sizeof(text)))
+			finding(f, fmt, name, text, &first);
+	for (i = 0; i < ncf; i++) {
+		compat_text(&cf[i], text, sizeof(text));
+		finding(f, fmt, name, text, &first);
+	}
+	if (fmt == FORMAT_JSON)
+		fprintf(f, "],\"windows_now\":%" PRIu64 ",\"windows_after\":%"
+		    PRIu64 "}\n", P->windows_now, P->windows_after);
+}
+
+void
+report_check_other(FILE *f, enum format fmt, const char *name,
+    enum file_class cls, const char *why)
+{
+	if (fmt == FORMAT_TEXT) {
+		if (cls != FILE_ERROR)	/* errors already went to stderr */
+			fprintf(f, "%s: %s\n", name, why);
+		return;
+	}
+	fputs("{\"file\":", f);
+	json_string(f, name);
+	fprintf(f, ",\"status\":\"%s\",\"findings\":[", class_text(cls));
+	json_string(f, why);
+	fputs("],\"windows_now\":0,\"windows_after\":0}\n", f);
 }

@@ -126,6 +126,15 @@ check_segments(const struct elf_layout *L, const struct plan_params *p,
 	}
 	if (nload == 0)
 		return fail(e, PLAN_NO_LOAD, 0, 0, 0);
+	if (p->min_align > 1) {
+		size_t a, b;
+		int shared = find_shared_page(L, p->min_align, &a, &b);
+
+		if (shared < 0)
+			return fail(e, PLAN_ENOMEM, 0, 0, 0);
+		if (shared > 0)
+			return fail(e, PLAN_PAGE_SHARED, a, b, p->min_align);
+	}
 	for (i = 0; i < L->nsecs; i++) {
 		const struct sec_desc *c = &L->secs[i];
 
@@ -395,8 +404,14 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 		struct seg_plan *sp = &P->segs[i];
 
 		sp->new_align = s->align;
+		if (s->type == PT_LOAD && p->min_align > 1) {
+			sp->new_align = max_u64(s->align, p->min_align);
+			if (!congruent(sp->new_offset, s->vaddr, p->min_align))
+				return fail(e, PLAN_NOT_CONGRUENT, i, 0,
+				    p->min_align);
+		}
 		if (sp->verdict == SEG_ELIGIBLE)
-			sp->new_align = max_u64(s->align, p->target);
+			sp->new_align = max_u64(sp->new_align, p->target);
 	}
 	return 0;
 }
@@ -579,6 +594,7 @@ plan_build(const struct elf_layout *L, const struct plan_params *p,
 	if (check_segments(L, p, e) != 0)
 		return -1;
 	P->target = p->target;
+	P->min_page = p->min_page;
 	P->segs = calloc(L->nsegs ? L->nsegs : 1, sizeof(*P->segs));
 	P->sec_offset = calloc(L->nsecs ? L->nsecs : 1, sizeof(*P->sec_offset));
 	if (P->segs == NULL || P->sec_offset == NULL) {

@@ -20,8 +20,8 @@
 #define K(x) ((uint64_t)(x) << 10)
 #define M(x) ((uint64_t)(x) << 20)
 
-static const struct plan_params x86 = { M(2), K(4), K(4) };
-static const struct plan_params arm64 = { M(2), K(64), K(4) };
+static const struct plan_params x86 = { M(2), K(4), K(4), 0 };
+static const struct plan_params arm64 = { M(2), K(64), K(4), 0 };
 
 /* A file: ELF header and program headers at the front, nothing else. */
 struct fixture {

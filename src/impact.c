@@ -1,0 +1,163 @@
+/*
+ * The impact model behind --report: pure arithmetic over the layout and a
+ * plan, per page geometry.  It counts translations (TLB entries needed to
+ * map the executable segments) and bytes; it does not predict miss rates.
+ *
+ * A block of size B (a PMD window or a contiguous-PTE block) counts only
+ * where the kernel could map it as one: the segment's offset and address
+ * agree modulo B, and the load base is a multiple of B (always for
+ * ET_EXEC; for ET_DYN, the largest power-of-two p_align must be >= B,
+ * since that is what the kernel and glibc align the base to).
+ */
+#include <elf.h>
+#include <string.h>
+
+#include "elfthp.h"
+
+struct state {
+	const struct seg_desc *segs;	/* offsets and aligns of this state */
+	size_t nsegs;
+	uint16_t type;
+};
+
+static uint64_t
+max_pow2_align(const struct state *s)
+{
+	uint64_t m = 0;
+	size_t i;
+
+	for (i = 0; i < s->nsegs; i++) {
+		uint64_t a = s->segs[i].align;
+
+		if (s->segs[i].type == PT_LOAD && a && !(a & (a - 1)) && a > m)
+			m = a;
+	}
+	return m;
+}
+
+static bool
+usable(const struct state *s, const struct seg_desc *g, uint64_t b)
+{
+	if (b == 0 || (g->flags & PF_W))
+		return false;
+	if (((g->offset - g->vaddr) & (b - 1)) != 0)
+		return false;
+	return s->type != ET_DYN || max_pow2_align(s) >= b;
+}
+
+static uint64_t
+round_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+/* Translations for one executable segment: windows, blocks, base pages. */
+static uint64_t
+translations(const struct state *s, const struct seg_desc *g,
+    const struct geometry *geo)
+{
+	uint64_t start = g->vaddr / geo->page * geo->page;
+	uint64_t len = round_up(g->vaddr + g->memsz, geo->page) - start;
+	uint64_t w = 0, c = 0;
+
+	if (geometry_pmd_counts(geo) && usable(s, g, geo->pmd))
+		w = windows_in(g->vaddr, g->filesz, geo->pmd);
+	if (geo->cont && usable(s, g, geo->cont))
+		c = windows_in(g->vaddr, g->filesz, geo->cont) -
+		    w * (geo->pmd / geo->cont);
+	return w + c + (len - w * geo->pmd - c * geo->cont) / geo->page;
+}
+
+static void
+measure(const struct state *s, const struct geometry *geo, uint64_t *trans,
+    uint64_t *huge, uint64_t *windows)
+{
+	size_t i;
+
+	*trans = *huge = *windows = 0;
+	for (i = 0; i < s->nsegs; i++) {
+		const struct seg_desc *g = &s->segs[i];
+		uint64_t w = 0;
+
+		if (g->type != PT_LOAD)
+			continue;
+		if (g->flags & PF_X)
+			*trans += translations(s, g, geo);
+		if (geometry_pmd_counts(geo) && usable(s, g, geo->pmd))
+			w = windows_in(g->vaddr, g->filesz, geo->pmd);
+		*windows += w;
+		*huge += w * geo->pmd;
+	}
+}
+
+static unsigned
+log2_u64(uint64_t x)
+{
+	unsigned n = 0;
+
+	while (x > 1) {
+		x >>= 1;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * `after` holds the program headers as the plan leaves them: a copy of the
+ * input's with the plan's offsets and aligns.
+ */
+void
+impact_compute(const struct elf_layout *L, const struct plan *P,
+    const struct geometry *geo, struct seg_desc *after,
+    struct geometry_impact *out)
+{
+	struct state now = { L->segs, L->nsegs, L->type };
+	struct state then = { after, L->nsegs, L->type };
+	uint64_t windows_now, target = geometry_target(geo);
+	size_t i;
+
+	memcpy(after, L->segs, L->nsegs * sizeof(*after));
+	for (i = 0; i < L->nsegs; i++) {
+		after[i].offset = P->segs[i].new_offset;
+		after[i].align = P->segs[i].new_align;
+	}
+	memset(out, 0, sizeof(*out));
+	out->geometry = geo;
+	out->target = target;
+	measure(&now, geo, &out->translations_now, &out->huge_bytes_now,
+	    &windows_now);
+	measure(&then, geo, &out->translations_after, &out->huge_bytes_after,
+	    &out->windows_after);
+	out->rss_increase_max = out->windows_after * (geo->pmd - geo->page);
+	out->aslr_bits_lost = L->type == ET_DYN ?
+	    log2_u64(target / geo->page) : 0;
+	out->file_growth = (int64_t)(P->new_size - L->file_size);
+}
+
+/*
+ * The seed kernel patch's rule (binfmt_elf, should_align_to_pmd): a
+ * non-writable PT_LOAD whose address and offset are both PMD-aligned,
+ * with p_filesz >= PMD and p_align < PMD, and a PMD of at most 32 MiB.
+ * It applies to what the kernel loads, never to shared libraries.
+ */
+bool
+seed_patch_aligns(const struct elf_layout *L, const struct seg_desc *s,
+    uint64_t pmd)
+{
+	if (strcmp(file_kind(L), "shared-library") == 0)
+		return false;
+	if (s->type != PT_LOAD || (s->flags & PF_W) || pmd > (32u << 20))
+		return false;
+	return s->vaddr % pmd == 0 && s->offset % pmd == 0 &&
+	    s->filesz >= pmd && s->align < pmd;
+}
+
+const char *
+file_kind(const struct elf_layout *L)
+{
+	if (L->type == ET_EXEC)
+		return "executable";
+	if (L->has_interp || L->flags1_pie)
+		return L->has_interp ? "pie" : "static-pie";
+	return "shared-library";
+}

@@ -1,0 +1,363 @@
+/*
+ * One file through the passes: open, read, plan, then the mode's action
+ * (rewrite, report or check).  Output goes to the streams given, so that
+ * parallel workers can collect it and the runner can print it in order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfthp.h"
+
+#define LOCK_TRIES 10
+#define MAX_GEOMETRIES 8
+#define MAX_FINDINGS 64
+
+/* One file on its way through the passes. */
+struct job {
+	const char *name;	/* as the user gave it, for messages */
+	char *path;		/* symlinks resolved: the file we replace */
+	const struct options *o;
+	FILE *out;
+	FILE *err;
+	bool from_walk;
+	int fd;
+	struct stat st;
+	struct elf_layout layout;
+	struct plan plan;
+	char msg[512];
+};
+
+static enum file_class
+file_error(struct job *j, const char *fmt, ...)
+{
+	char text[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	fprintf(j->err, "elfthp-align: %s: %s\n", j->name, text);
+	if (j->o->mode == MODE_CHECK)
+		report_check_other(j->out, j->o->format, j->name, FILE_ERROR,
+		    text);
+	return FILE_ERROR;
+}
+
+static bool
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * Open the input.  For an in-place rewrite, take an exclusive lock and make
+ * sure the name still points at the locked file, so that two runs on one
+ * file take turns and the second finds the first one's result.
+ */
+static enum file_class
+open_input(struct job *j, bool lock)
+{
+	struct stat now;
+	int tries;
+
+	if ((j->path = realpath(j->name, NULL)) == NULL)
+		return file_error(j, "%s", strerror(errno));
+	for (tries = 0; tries < LOCK_TRIES; tries++) {
+		/* Refuse devices and FIFOs before open() can act on them. */
+		if (stat(j->path, &now) != 0)
+			return file_error(j, "%s", strerror(errno));
+		if (!S_ISREG(now.st_mode))
+			return file_error(j, "not a regular file");
+		j->fd = open(j->path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+		    O_CLOEXEC);
+		if (j->fd < 0)
+			return file_error(j, "%s", strerror(errno));
+		if (lock && flock(j->fd, LOCK_EX) != 0)
+			return file_error(j, "lock: %s", strerror(errno));
+		if (fstat(j->fd, &j->st) != 0)
+			return file_error(j, "%s", strerror(errno));
+		if (!S_ISREG(j->st.st_mode))
+			return file_error(j, "not a regular file");
+		if (!lock || (stat(j->path, &now) == 0 &&
+		    same_file(&now, &j->st)))
+			return FILE_DONE;
+		close(j->fd);
+		j->fd = -1;
+	}
+	return file_error(j, "keeps being replaced by another process");
+}
+
+/* Not ELF, or not a program: an error when named, skipped when walked into. */
+static enum file_class
+not_for_us(struct job *j, enum read_status st)
+{
+	enum file_class c = st == READ_NOT_ELF ? FILE_NOT_ELF :
+	    FILE_NOT_APPLICABLE;
+
+	if (j->from_walk)
+		return c;
+	if (j->o->mode == MODE_CHECK) {
+		report_check_other(j->out, j->o->format, j->name, c, j->msg);
+		return c;
+	}
+	return file_error(j, "%s", j->msg);
+}
+
+static enum file_class
+read_layout(struct job *j)
+{
+	enum read_status st;
+
+	st = layout_read(j->fd, &j->layout, j->msg, sizeof(j->msg));
+	if (st == READ_NOT_ELF || st == READ_NOT_APPLICABLE)
+		return not_for_us(j, st);
+	if (st != READ_OK)
+		return file_error(j, "%s", j->msg);
+	return FILE_DONE;
+}
+
+static enum file_class
+make_plan(struct job *j, struct plan_params *params, struct plan *P)
+{
+	struct plan_error perr;
+
+	if (plan_build(&j->layout, params, P, &perr) != 0) {
+		plan_strerror(&perr, j->msg, sizeof(j->msg));
+		return file_error(j, "%s", j->msg);
+	}
+	return FILE_DONE;
+}
+
+static enum file_class
+own_params(struct job *j, struct plan_params *params)
+{
+	const char *why;
+
+	if (params_for(j->layout.machine, j->o->page_size, j->o->align, params,
+	    &why) != 0)
+		return file_error(j, "%s: %s", machine_name(j->layout.machine),
+		    why);
+	return FILE_DONE;
+}
+
+/* Nothing may have touched the input between reading and renaming. */
+static bool
+input_unchanged(const struct job *j, bool in_place)
+{
+	struct stat now;
+
+	if (fstat(j->fd, &now) != 0 || now.st_size != j->st.st_size ||
+	    now.st_mtim.tv_sec != j->st.st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != j->st.st_mtim.tv_nsec ||
+	    now.st_ctim.tv_sec != j->st.st_ctim.tv_sec ||
+	    now.st_ctim.tv_nsec != j->st.st_ctim.tv_nsec)
+		return false;
+	return !in_place || (stat(j->path, &now) == 0 &&
+	    same_file(&now, &j->st));
+}
+
+static enum file_class
+write_new(struct job *j, const char *final, bool in_place)
+{
+	struct atomic_file a;
+	char *m = j->msg;
+	size_t n = sizeof(j->msg);
+
+	if (atomic_open(&a, final, m, n) != 0)
+		return file_error(j, "%s", m);
+	if ((j->plan.changed ? rewrite_to_fd(j->fd, a.fd, &j->layout,
+	    &j->plan, m, n) : copy_whole(j->fd, a.fd, j->layout.file_size,
+	    m, n)) != 0 || atomic_copy_metadata(&a, j->fd, in_place, m, n) != 0) {
+		atomic_abort(&a);
+		return file_error(j, "%s", m);
+	}
+	if (!input_unchanged(j, in_place)) {
+		atomic_abort(&a);
+		return file_error(j, "changed while being rewritten; left as "
+		    "it was");
+	}
+	if (atomic_commit(&a, m, n) != 0)
+		return file_error(j, "%s", m);
+	return FILE_DONE;
+}
+
+/* Where -o writes: through a symlink, never over the input itself. */
+static enum file_class
+output_path(struct job *j, const char *output, char **final)
+{
+	struct stat st;
+
+	*final = NULL;
+	if (stat(output, &st) != 0) {
+		if (errno != ENOENT)
+			return file_error(j, "%s: %s", output, strerror(errno));
+		*final = strdup(output);
+	} else if (!S_ISREG(st.st_mode)) {
+		return file_error(j, "%s: not a regular file", output);
+	} else if (same_file(&st, &j->st)) {
+		return file_error(j, "%s is the input itself; leave out -o "
+		    "to rewrite in place", output);
+	} else {
+		*final = realpath(output, NULL);
+	}
+	if (*final == NULL)
+		return file_error(j, "%s: %s", output, strerror(errno));
+	return FILE_DONE;
+}
+
+static enum file_class
+write_result(struct job *j)
+{
+	const char *output = j->o->output;
+	char *final = NULL;
+	enum file_class c;
+
+	if (output == NULL && j->st.st_nlink > 1)
+		return file_error(j, "has %ju hard links; replacing it would "
+		    "split them (write elsewhere with -o)",
+		    (uintmax_t)j->st.st_nlink);
+	if (output != NULL && output_path(j, output, &final) != FILE_DONE)
+		return FILE_ERROR;
+	c = write_new(j, final ? final : j->path, output == NULL);
+	free(final);
+	return c;
+}
+
+static void
+show_rewrite(const struct job *j)
+{
+	const struct options *o = j->o;
+	char name[1024];
+
+	if (o->quiet && !o->dry_run)
+		return;
+	if (o->output != NULL && !o->dry_run)
+		snprintf(name, sizeof(name), "%s -> %s", j->name, o->output);
+	else
+		snprintf(name, sizeof(name), "%s", j->name);
+	report_result(j->out, name, &j->layout, &j->plan, o->dry_run);
+	if (o->dry_run || o->verbose > 0)
+		report_plan_table(j->out, &j->layout, &j->plan);
+}
+
+static enum file_class
+do_rewrite(struct job *j)
+{
+	struct plan_params params;
+	enum file_class c;
+
+	if ((c = own_params(j, &params)) != FILE_DONE ||
+	    (c = make_plan(j, &params, &j->plan)) != FILE_DONE)
+		return c;
+	if (!j->o->dry_run && (j->plan.changed || j->o->output != NULL) &&
+	    (c = write_result(j)) != FILE_DONE)
+		return c;
+	show_rewrite(j);
+	return FILE_DONE;
+}
+
+/* The plan a geometry calls for, to measure what a rewrite for it buys. */
+static enum file_class
+impact_for(struct job *j, const struct geometry *g, struct seg_desc *after,
+    struct geometry_impact *out)
+{
+	struct plan_params params = { geometry_target(g),
+		machine_max_page(j->layout.machine), 4096, 0 };
+	struct plan P;
+	enum file_class c;
+
+	if (params.min_page < g->page)
+		params.min_page = g->page;
+	if ((c = make_plan(j, &params, &P)) != FILE_DONE)
+		return c;
+	impact_compute(&j->layout, &P, g, after, out);
+	plan_free(&P);
+	return FILE_DONE;
+}
+
+static enum file_class
+do_report(struct job *j)
+{
+	const struct geometry *geos[MAX_GEOMETRIES], *own;
+	struct geometry_impact imp[MAX_GEOMETRIES];
+	struct plan_params params;
+	struct seg_desc *after;
+	enum file_class c;
+	size_t i, n;
+
+	if ((c = own_params(j, &params)) != FILE_DONE ||
+	    (c = make_plan(j, &params, &j->plan)) != FILE_DONE)
+		return c;
+	own = own_geometry(j->layout.machine, j->o->page_size);
+	n = report_geometries(j->layout.machine, geos, MAX_GEOMETRIES);
+	if ((after = calloc(j->layout.nsegs, sizeof(*after))) == NULL)
+		return file_error(j, "out of memory");
+	for (i = 0; i < n && c == FILE_DONE; i++)
+		c = impact_for(j, geos[i], after, &imp[i]);
+	free(after);
+	if (c == FILE_DONE)
+		report_impact(j->out, j->o->format, j->name, &j->layout,
+		    &j->plan, own, imp, n);
+	return c;
+}
+
+static enum file_class
+do_check(struct job *j)
+{
+	struct compat_finding f[MAX_FINDINGS];
+	struct plan_params params;
+	enum file_class c;
+	size_t i, nf = 0;
+
+	if ((c = own_params(j, &params)) != FILE_DONE)
+		return c;
+	/* Readiness and page-size compatibility are judged apart. */
+	params.min_align = 0;
+	if ((c = make_plan(j, &params, &j->plan)) != FILE_DONE)
+		return c;
+	if (j->o->page_size)
+		nf = compat_findings(&j->layout, j->o->page_size, f,
+		    MAX_FINDINGS);
+	c = j->plan.changed || nf > 0 ? FILE_NEEDS_REWRITE : FILE_READY;
+	for (i = 0; i < nf; i++)
+		if (f[i].kind == COMPAT_SHARED)
+			c = FILE_NEEDS_RELINK;
+	if (!j->o->quiet || c != FILE_READY || j->o->format == FORMAT_JSON)
+		report_check(j->out, j->o->format, j->name, &j->layout,
+		    &j->plan, f, nf, c);
+	return c;
+}
+
+enum file_class
+process_file(const char *name, const struct options *o, FILE *out, FILE *err,
+    bool from_walk)
+{
+	struct job j = { .name = name, .o = o, .out = out, .err = err,
+		.from_walk = from_walk, .fd = -1 };
+	bool in_place = o->mode == MODE_REWRITE && !o->dry_run &&
+	    o->output == NULL;
+	enum file_class c;
+
+	c = open_input(&j, in_place);
+	if (c == FILE_DONE)
+		c = read_layout(&j);
+	if (c == FILE_DONE && o->mode == MODE_REWRITE)
+		c = do_rewrite(&j);
+	else if (c == FILE_DONE && o->mode == MODE_REPORT)
+		c = do_report(&j);
+	else if (c == FILE_DONE && o->mode == MODE_CHECK)
+		c = do_check(&j);
+	plan_free(&j.plan);
+	layout_free(&j.layout);
+	if (j.fd >= 0)
+		close(j.fd);	/* also drops the lock */
+	free(j.path);
+	return c;
+}

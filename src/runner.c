@@ -1,0 +1,364 @@
+/*
+ * Runs the files: expands directories (-r) into a sorted list, hands the
+ * list to worker threads (-j), and prints each file's output in list order
+ * as soon as it and every file before it are done, so the output does not
+ * depend on which worker finishes first.
+ *
+ * The walk uses openat, fdopendir and fstatat(AT_SYMLINK_NOFOLLOW): links
+ * found inside a tree are never followed, and with -x it does not leave the
+ * device of the argument it started from.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elfthp.h"
+
+#define MAX_JOBS 64
+
+struct item {
+	char *path;
+	bool from_walk;
+	bool done;
+	enum file_class cls;
+	char *out;
+	size_t outlen;
+	char *err;
+	size_t errlen;
+};
+
+struct work {
+	struct item *items;
+	size_t n;
+	size_t cap;
+	size_t next;		/* next item a worker takes */
+	size_t walk_errors;
+	const struct options *o;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static int
+add_item(struct work *w, char *path, bool from_walk)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		struct item *v = realloc(w->items, cap * sizeof(*v));
+
+		if (v == NULL) {
+			free(path);
+			return -1;
+		}
+		w->items = v;
+		w->cap = cap;
+	}
+	w->items[w->n++] = (struct item){ .path = path,
+		.from_walk = from_walk };
+	return 0;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of a directory, sorted, without "." and "..". */
+static char **
+read_names(int dfd, size_t *count)
+{
+	DIR *d = fdopendir(dfd);
+	char **names = NULL, **grown;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+
+	if (d == NULL) {
+		close(dfd);
+		return NULL;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			if ((grown = realloc(names, cap * sizeof(*names))) == NULL)
+				break;
+			names = grown;
+		}
+		if ((names[n] = strdup(e->d_name)) == NULL)
+			break;
+		n++;
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_names);
+	*count = n;
+	return names ? names : calloc(1, sizeof(*names));
+}
+
+static void
+walk_error(struct work *w, const char *path, const char *what)
+{
+	fprintf(stderr, "elfthp-align: %s: %s\n", path, what);
+	w->walk_errors++;
+}
+
+static void walk_dir(struct work *, int dfd, const char *path, dev_t dev);
+
+static void
+walk_entry(struct work *w, int dfd, const char *dir, const char *name,
+    dev_t dev)
+{
+	struct stat st;
+	char *path;
+	int sub;
+
+	if (asprintf(&path, "%s/%s", strcmp(dir, "/") ? dir : "", name) < 0)
+		return walk_error(w, dir, "out of memory");
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		walk_error(w, path, strerror(errno));
+	} else if (S_ISREG(st.st_mode)) {
+		if (add_item(w, path, true) != 0)
+			walk_error(w, dir, "out of memory");
+		return;
+	} else if (S_ISDIR(st.st_mode) && (!w->o->one_fs || st.st_dev == dev)) {
+		sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (sub < 0)
+			walk_error(w, path, strerror(errno));
+		else
+			walk_dir(w, sub, path, dev);
+	}
+	free(path);
+}
+
+/* Takes ownership of dfd. */
+static void
+walk_dir(struct work *w, int dfd, const char *path, dev_t dev)
+{
+	int keep = dup(dfd);
+	char **names;
+	size_t i, n = 0;
+
+	if (keep < 0 || (names = read_names(dfd, &n)) == NULL) {
+		if (keep >= 0)
+			close(keep);
+		return walk_error(w, path, strerror(errno));
+	}
+	for (i = 0; i < n; i++) {
+		walk_entry(w, keep, path, names[i], dev);
+		free(names[i]);
+	}
+	free(names);
+	close(keep);
+}
+
+/* A command-line argument: a file, or with -r a tree. */
+static void
+expand_arg(struct work *w, const char *arg)
+{
+	struct stat st;
+	char *copy;
+	int dfd;
+
+	if (w->o->recursive && stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		dfd = open(arg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return walk_error(w, arg, strerror(errno));
+		return walk_dir(w, dfd, arg, st.st_dev);
+	}
+	if ((copy = strdup(arg)) == NULL || add_item(w, copy, false) != 0)
+		walk_error(w, arg, "out of memory");
+}
+
+static void
+run_item(struct work *w, struct item *it)
+{
+	FILE *out = open_memstream(&it->out, &it->outlen);
+	FILE *err = open_memstream(&it->err, &it->errlen);
+
+	if (out == NULL || err == NULL) {
+		it->cls = FILE_ERROR;
+		if (out)
+			fclose(out);
+		if (err)
+			fclose(err);
+		return;
+	}
+	it->cls = process_file(it->path, w->o, out, err, it->from_walk);
+	fclose(out);
+	fclose(err);
+}
+
+static void *
+worker(void *arg)
+{
+	struct work *w = arg;
+
+	for (;;) {
+		struct item *it;
+
+		pthread_mutex_lock(&w->mu);
+		it = w->next < w->n ? &w->items[w->next++] : NULL;
+		pthread_mutex_unlock(&w->mu);
+		if (it == NULL)
+			return NULL;
+		run_item(w, it);
+		pthread_mutex_lock(&w->mu);
+		it->done = true;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct progress {
+	bool on;
+	bool shown;
+	double start;
+	double last;
+};
+
+static void
+progress_clear(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+}
+
+static void
+progress_show(struct progress *p, size_t done, size_t total)
+{
+	double t = now_s();
+
+	if (!p->on || t - p->last < 0.1)
+		return;
+	p->last = t;
+	fprintf(stderr, "\r\033[K%zu/%zu files, %.0f files/s", done, total,
+	    done / (t - p->start > 0 ? t - p->start : 1));
+	p->shown = true;
+}
+
+static void
+emit(struct item *it, struct progress *p)
+{
+	if (it->outlen > 0 || it->errlen > 0)
+		progress_clear(p);
+	fflush(stderr);
+	if (it->outlen > 0)
+		fwrite(it->out, 1, it->outlen, stdout);
+	fflush(stdout);
+	if (it->errlen > 0)
+		fwrite(it->err, 1, it->errlen, stderr);
+	free(it->out);
+	free(it->err);
+	free(it->path);
+	it->out = it->err = it->path = NULL;
+}
+
+struct tally {
+	size_t by_class[FILE_ERROR + 1];
+};
+
+static void
+print_in_order(struct work *w, struct tally *t)
+{
+	struct progress p = { isatty(STDERR_FILENO) && w->n > 1, false,
+		now_s(), 0 };
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		pthread_mutex_lock(&w->mu);
+		while (!w->items[i].done)
+			pthread_cond_wait(&w->cv, &w->mu);
+		pthread_mutex_unlock(&w->mu);
+		t->by_class[w->items[i].cls]++;
+		emit(&w->items[i], &p);
+		progress_show(&p, i + 1, w->n);
+	}
+	progress_clear(&p);
+}
+
+static unsigned
+worker_count(const struct options *o, size_t n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned j = o->jobs ? o->jobs : (cpus > 0 ? (unsigned)cpus : 1);
+
+	if (j > MAX_JOBS)
+		j = MAX_JOBS;
+	return n < j ? (unsigned)(n ? n : 1) : j;
+}
+
+static void
+summarise(const struct work *w, const struct tally *t)
+{
+	FILE *f = w->o->format == FORMAT_JSON ? stderr : stdout;
+	size_t total = 0, i;
+
+	for (i = 0; i <= FILE_ERROR; i++)
+		total += t->by_class[i];
+	fprintf(f, "checked %zu file%s: %zu ready, %zu need rewriting, "
+	    "%zu need relinking, %zu not applicable (%zu not ELF), "
+	    "%zu error%s\n", total, total == 1 ? "" : "s",
+	    t->by_class[FILE_READY], t->by_class[FILE_NEEDS_REWRITE],
+	    t->by_class[FILE_NEEDS_RELINK],
+	    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
+	    t->by_class[FILE_NOT_ELF], t->by_class[FILE_ERROR] + w->walk_errors,
+	    t->by_class[FILE_ERROR] + w->walk_errors == 1 ? "" : "s");
+}
+
+static int
+exit_status(const struct work *w, const struct tally *t)
+{
+	if (t->by_class[FILE_ERROR] > 0 || w->walk_errors > 0)
+		return 2;
+	if (t->by_class[FILE_NEEDS_REWRITE] + t->by_class[FILE_NEEDS_RELINK] > 0)
+		return 1;
+	return 0;
+}
+
+int
+run_all(char **args, size_t nargs, const struct options *o)
+{
+	struct work w = { .o = o, .mu = PTHREAD_MUTEX_INITIALIZER,
+		.cv = PTHREAD_COND_INITIALIZER };
+	pthread_t threads[MAX_JOBS];
+	struct tally t = { { 0 } };
+	unsigned nthreads, k, started = 0;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < nargs; i++)
+		expand_arg(&w, args[i]);
+	nthreads = worker_count(o, w.n);
+	for (k = 0; k < nthreads; k++)
+		if (pthread_create(&threads[k], NULL, worker, &w) == 0)
+			started++;
+	if (started == 0 && w.n > 0)
+		worker(&w);
+	print_in_order(&w, &t);
+	for (k = 0; k < started; k++)
+		pthread_join(threads[k], NULL);
+	if (o->mode == MODE_CHECK)
+		summarise(&w, &t);
+	rc = exit_status(&w, &t);
+	free(w.items);
+	return rc;
+}
