@@ -62,29 +62,49 @@ same_file(const struct stat *a, const struct stat *b)
  * file take turns and the second finds the first one's result.
  */
 static enum file_class
-open_input(struct job *j, bool lock)
+open_once(struct job *j, bool lock)
 {
 	struct stat now;
-	int tries;
 
-	if ((j->path = realpath(j->name, NULL)) == NULL)
-		return file_error(j, "%s", strerror(errno));
-	for (tries = 0; tries < LOCK_TRIES; tries++) {
-		/* Refuse devices and FIFOs before open() can act on them. */
+	/* Refuse devices and FIFOs before open() can act on them; a walk has
+	 * already seen a regular file there. */
+	if (!j->from_walk) {
 		if (stat(j->path, &now) != 0)
 			return file_error(j, "%s", strerror(errno));
 		if (!S_ISREG(now.st_mode))
 			return file_error(j, "not a regular file");
-		j->fd = open(j->path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
-		    O_CLOEXEC);
-		if (j->fd < 0)
-			return file_error(j, "%s", strerror(errno));
-		if (lock && flock(j->fd, LOCK_EX) != 0)
-			return file_error(j, "lock: %s", strerror(errno));
-		if (fstat(j->fd, &j->st) != 0)
-			return file_error(j, "%s", strerror(errno));
-		if (!S_ISREG(j->st.st_mode))
-			return file_error(j, "not a regular file");
+	}
+	j->fd = open(j->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (j->fd < 0)
+		return file_error(j, "%s", strerror(errno));
+	if (lock && flock(j->fd, LOCK_EX) != 0)
+		return file_error(j, "lock: %s", strerror(errno));
+	if (fstat(j->fd, &j->st) != 0)
+		return file_error(j, "%s", strerror(errno));
+	if (!S_ISREG(j->st.st_mode))
+		return file_error(j, "not a regular file");
+	return FILE_DONE;
+}
+
+/*
+ * Open the input.  A file that will be replaced is found through its
+ * symlinks first.  For an in-place rewrite, take an exclusive lock and
+ * make sure the name still points at the locked file, so that two runs on
+ * one file take turns and the second finds the first one's result.
+ */
+static enum file_class
+open_input(struct job *j, bool lock, bool resolve)
+{
+	struct stat now;
+	enum file_class c;
+	int tries;
+
+	j->path = resolve ? realpath(j->name, NULL) : strdup(j->name);
+	if (j->path == NULL)
+		return file_error(j, "%s", strerror(errno));
+	for (tries = 0; tries < LOCK_TRIES; tries++) {
+		if ((c = open_once(j, lock)) != FILE_DONE)
+			return c;
 		if (!lock || (stat(j->path, &now) == 0 &&
 		    same_file(&now, &j->st)))
 			return FILE_DONE;
@@ -345,7 +365,8 @@ process_file(const char *name, const struct options *o, FILE *out, FILE *err,
 	    o->output == NULL;
 	enum file_class c;
 
-	c = open_input(&j, in_place);
+	c = open_input(&j, in_place, in_place || (o->mode == MODE_REWRITE &&
+	    o->output != NULL && !o->dry_run));
 	if (c == FILE_DONE)
 		c = read_layout(&j);
 	if (c == FILE_DONE && o->mode == MODE_REWRITE)

@@ -12,8 +12,8 @@
 void
 format_size(char *buf, size_t len, uint64_t bytes)
 {
-	/* Four significant digits at most: "7.1MiB", not "7439664B". */
-	if (humanize_number(buf, len < 8 ? len : 8, (int64_t)bytes, "B", HN_AUTOSCALE,
+	/* Three significant digits: "5.9MiB", not "6026KiB" or "6170537B". */
+	if (humanize_number(buf, len < 7 ? len : 7, (int64_t)bytes, "B", HN_AUTOSCALE,
 	    HN_NOSPACE | HN_DECIMAL | HN_IEC_PREFIXES) < 0)
 		snprintf(buf, len, "%" PRIu64 "B", bytes);
 }
