@@ -1,0 +1,428 @@
+# lib.sh - helpers for the elfthp-align integration tests.  Source it.
+#
+# Counters and reporting
+#   pass DESC / fail DESC REASON / skip DESC REASON
+#   assert DESC CHECK ARGS...      run CHECK; 0 = ok, 1 = FAIL ($WHY), 2 = skip
+#   assert_not DESC CHECK ARGS...  ok if CHECK fails (proves a check can fail)
+#   finish                         summary line; exit 1 if anything failed
+# Checks (set WHY and return 0 ok / 1 failed / 2 cannot check)
+#   check_congruence FILE [ALIGN]
+#   check_segment_bytes ORIG NEW
+#   check_only_align_changed ORIG NEW
+#   check_elflint ORIG NEW
+#   run_same ORIG NEW [RUNNER...]
+# Tool and ELF helpers
+#   run_tool ARGS...     sets T_RC, T_OUT, T_ERR (stdout, stderr)
+#   elf_phdrs FILE       "idx type offset vaddr paddr filesz memsz flags align"
+#   elf_sections FILE    "idx name type addr offset size"
+#   count_eligible FILE [ALIGN]  sets ELIG_N, ELIG_W
+#   set_runner ARCH      sets RUNNER (array) to run ARCH's programs here
+#
+# The tool is $ELFTHP_ALIGN, default ./elfthp-align in the repository root.
+# Each script runs standalone and ends with the line
+#   integration: N passed, N failed, N skipped
+# Under run.sh ($INTEGRATION_RESULTS set) it prints "SCRIPT: N passed, ..."
+# instead and appends "SCRIPT PASS FAIL SKIP" to that file.
+
+set -u
+
+LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$LIB_DIR/../.." && pwd)
+TOOL=${ELFTHP_ALIGN:-$REPO_ROOT/elfthp-align}
+SCRIPT_NAME=$(basename "$0")
+TARGET=$((0x200000))        # default target alignment of the tool (2 MiB)
+
+PASS=0 FAIL=0 SKIP=0
+WHY=""
+
+pass() { PASS=$((PASS + 1)); echo "ok - $1"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL - $1: $2"; }
+skip() { SKIP=$((SKIP + 1)); echo "skip - $1: $2"; }
+
+# assert DESC CHECK ARGS...: count the result of a check function.
+assert() {
+    local desc=$1 rc; shift
+    WHY=""
+    "$@"; rc=$?
+    case $rc in
+        0) pass "$desc" ;;
+        2) skip "$desc" "$WHY" ;;
+        *) fail "$desc" "${WHY:-check returned $rc}" ;;
+    esac
+    return $rc
+}
+
+# assert_not DESC CHECK ARGS...: the check must report a failure (rc 1).
+assert_not() {
+    local desc=$1 rc; shift
+    WHY=""
+    "$@"; rc=$?
+    case $rc in
+        1) pass "$desc" ;;
+        2) skip "$desc" "$WHY" ;;
+        *) fail "$desc" "check unexpectedly passed" ;;
+    esac
+}
+
+# finish: print the summary and exit.
+finish() {
+    if [ -n "${INTEGRATION_RESULTS:-}" ]; then
+        echo "$SCRIPT_NAME: $PASS passed, $FAIL failed, $SKIP skipped"
+        echo "$SCRIPT_NAME $PASS $FAIL $SKIP" >> "$INTEGRATION_RESULTS"
+    else
+        echo "integration: $PASS passed, $FAIL failed, $SKIP skipped"
+    fi
+    [ "$FAIL" -eq 0 ] && exit 0
+    exit 1
+}
+
+# --- scratch space -------------------------------------------------------
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/elfthp-it.XXXXXX") || exit 1
+# Scripts may define cleanup_hook (unmount, kill) to run before removal.
+_lib_cleanup() {
+    if declare -F cleanup_hook >/dev/null; then cleanup_hook; fi
+    chmod -R u+w "$WORK" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap _lib_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- arguments and prerequisites -----------------------------------------
+
+# need_builddir "$@": sets BUILD from the first argument.
+need_builddir() {
+    if [ $# -lt 1 ] || [ ! -f "$1/fixtures.txt" ]; then
+        echo "usage: $SCRIPT_NAME BUILDDIR (built by tests/fixtures/build.sh)" >&2
+        exit 1
+    fi
+    BUILD=$(cd "$1" && pwd)
+}
+
+# need_tool: without the tool every test is meaningless; that is a failure.
+need_tool() {
+    if [ ! -x "$TOOL" ]; then
+        fail "elfthp-align binary exists" "$TOOL not found or not executable (run make)"
+        finish
+    fi
+}
+
+# fixture_line NAME: sets FX_ARCH FX_FILE FX_MAIN from fixtures.txt; 1 if absent.
+fixture_line() {
+    local n a f m
+    while read -r n a f m; do
+        if [ "$n" = "$1" ]; then
+            FX_ARCH=$a FX_FILE=$f FX_MAIN=$m
+            return 0
+        fi
+    done < "$BUILD/fixtures.txt"
+    return 1
+}
+
+# set_runner ARCH: RUNNER=(command prefix) to run ARCH programs; 1 if none.
+set_runner() {
+    RUNNER=()
+    case $1 in
+        x86_64)
+            [ "$(uname -m)" = x86_64 ] && return 0 ;;
+        aarch64)
+            [ "$(uname -m)" = aarch64 ] && return 0
+            command -v qemu-aarch64 >/dev/null &&
+                RUNNER=(qemu-aarch64 -L /usr/aarch64-linux-gnu) && return 0 ;;
+        ppc32)
+            command -v qemu-ppc >/dev/null &&
+                RUNNER=(qemu-ppc -L /usr/powerpc-linux-gnu) && return 0 ;;
+    esac
+    return 1
+}
+
+# --- running the tool ----------------------------------------------------
+
+# run_tool ARGS...: run the tool (limit $T_TIMEOUT s, default 120); T_RC,
+# T_OUT, T_ERR.  rc 124 means it was killed for running too long.
+run_tool() {
+    timeout "${T_TIMEOUT:-120}" "$TOOL" "$@" > "$WORK/.tool.out" 2> "$WORK/.tool.err" < /dev/null
+    T_RC=$?
+    T_OUT=$(cat "$WORK/.tool.out")
+    T_ERR=$(cat "$WORK/.tool.err")
+    rm -f "$WORK/.tool.out" "$WORK/.tool.err"
+}
+
+# tool_said: the last run_tool's output, for failure reasons.
+tool_said() {
+    printf 'rc=%s stdout=[%s] stderr=[%s]' "$T_RC" "$T_OUT" "$T_ERR"
+}
+
+# file_id FILE: inode, mtime (ns) and size, to prove a file was not touched.
+file_id() { stat -c '%i %.9Y %s' "$1" 2>/dev/null; }
+
+# listing DIR: names in DIR (to detect left-over temporary files).
+listing() { (cd "$1" && ls -A); }
+
+# plural N WORD: "N WORD" or "N WORDs", as the tool's report writes counts
+# (README: "gdb: 1 segment aligned, 2 windows, file +0 bytes").
+plural() { [ "$1" -eq 1 ] && echo "$1 $2" || echo "$1 ${2}s"; }
+
+# --- reading ELF files with readelf --------------------------------------
+
+# elf_phdrs FILE: one line per program header, numbers in decimal:
+#   idx type offset vaddr paddr filesz memsz flags align
+# flags is a string of R, W, E (e.g. "RE"); readelf prints "R E".
+elf_phdrs() {
+    LC_ALL=C readelf -lW "$1" 2>/dev/null | awk '
+        /^Program Headers:/ { inph = 1; next }
+        inph && /^ *Type / { next }
+        inph && /^ *\[/ { next }
+        inph && NF == 0 { if (seen) exit; next }
+        inph {
+            seen = 1
+            fl = ""
+            for (i = 7; i < NF; i++) fl = fl $i
+            printf "%d %s %s %s %s %s %s %s %s\n", n++, $1, $2, $3, $4, $5, $6, \
+                   (fl == "" ? "-" : fl), $NF
+        }' | while read -r i t o v p fs ms fl al; do
+            [ "$al" = 0 ] && al=0x0
+            echo "$i $t $((o)) $((v)) $((p)) $((fs)) $((ms)) $fl $((al))"
+        done
+}
+
+# elf_sections FILE: one line per section header except index 0:
+#   idx name type addr offset size      (numbers in decimal)
+elf_sections() {
+    LC_ALL=C readelf -SW "$1" 2>/dev/null |
+        sed -n 's/^ *\[ *\([0-9][0-9]*\)\] /\1 /p' |
+        awk '$1 != 0 { print $1, $2, $3, $4, $5, $6 }' |
+        while read -r i n t a o s; do
+            echo "$i $n $t $((0x$a)) $((0x$o)) $((0x$s))"
+        done
+}
+
+# elf_min_page FILE: the base page the tool keeps congruence to (see spec).
+elf_min_page() {
+    case $(LC_ALL=C readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p') in
+        *AArch64*|*PowerPC*) echo 65536 ;;
+        *) echo 4096 ;;
+    esac
+}
+
+# windows VADDR FILESZ ALIGN: number of full ALIGN windows in the range.
+windows() {
+    local lo=$(( ($1 + $3 - 1) / $3 )) hi=$(( ($1 + $2) / $3 ))
+    echo $(( hi > lo ? hi - lo : 0 ))
+}
+
+# count_eligible FILE [ALIGN]: ELIG_N eligible PT_LOADs with ELIG_W windows.
+count_eligible() {
+    local a=${2:-$TARGET} i t o v p fs ms fl al w
+    ELIG_N=0 ELIG_W=0
+    while read -r i t o v p fs ms fl al; do
+        [ "$t" = LOAD ] || continue
+        case $fl in *W*) continue ;; esac
+        w=$(windows "$v" "$fs" "$a")
+        [ "$w" -gt 0 ] || continue
+        ELIG_N=$((ELIG_N + 1)) ELIG_W=$((ELIG_W + w))
+    done < <(elf_phdrs "$1")
+}
+
+# --- checks --------------------------------------------------------------
+
+# check_congruence FILE [ALIGN]: every non-writable PT_LOAD with a full
+# ALIGN window has offset = vaddr (mod ALIGN) and p_align >= ALIGN; every
+# PT_LOAD has offset = vaddr (mod max(p_align, base page)).
+check_congruence() {
+    local f=$1 a=${2:-$TARGET} i t o v p fs ms fl al m w nload=0 bad=""
+    local minpage; minpage=$(elf_min_page "$f")
+    while read -r i t o v p fs ms fl al; do
+        [ "$t" = LOAD ] || continue
+        nload=$((nload + 1))
+        case $fl in *W*) w=0 ;; *) w=$(windows "$v" "$fs" "$a") ;; esac
+        if [ "$w" -gt 0 ]; then
+            [ $(( (o - v) % a )) -eq 0 ] ||
+                bad="$bad; phdr $i ($fl, $w windows): offset $(printf 0x%x "$o") != vaddr $(printf 0x%x "$v") mod $(printf 0x%x "$a")"
+            [ "$al" -ge "$a" ] ||
+                bad="$bad; phdr $i ($fl, $w windows): p_align $(printf 0x%x "$al") < $(printf 0x%x "$a")"
+        fi
+        m=$(( al > minpage ? al : minpage ))
+        [ $(( (o - v) % m )) -eq 0 ] ||
+            bad="$bad; phdr $i ($fl): offset $(printf 0x%x "$o") != vaddr $(printf 0x%x "$v") mod $(printf 0x%x "$m")"
+    done < <(elf_phdrs "$f")
+    if [ "$nload" -eq 0 ]; then WHY="$f: no PT_LOAD (readelf failed?)"; return 1; fi
+    if [ -n "$bad" ]; then WHY="$f${bad#;}"; return 1; fi
+    return 0
+}
+
+# _masked FILE OUT: copy FILE to OUT with the ELF header and the program
+# header table zeroed; those are expected to change and are compared field
+# by field instead.
+_masked() {
+    local f=$1 out=$2 phoff phnum phent ehsize
+    eval "$(LC_ALL=C readelf -hW "$f" 2>/dev/null | awk -F: '
+        /Start of program headers/ { split($2, x, " "); print "phoff=" x[1] }
+        /Number of program headers/ { split($2, x, " "); print "phnum=" x[1] }
+        /Size of program headers/ { split($2, x, " "); print "phent=" x[1] }
+        /Size of this header/ { split($2, x, " "); print "ehsize=" x[1] }')"
+    cp "$f" "$out" || return 1
+    dd if=/dev/zero of="$out" bs=1 count="${ehsize:-0}" conv=notrunc status=none &&
+    dd if=/dev/zero of="$out" bs=1 seek="${phoff:-0}" \
+       count=$(( ${phnum:-0} * ${phent:-0} )) conv=notrunc status=none
+}
+
+# check_segment_bytes ORIG NEW: everything but offsets and p_align is the
+# same: the ELF header (except e_shoff), each program header's type, vaddr,
+# paddr, filesz, memsz, flags, and the file bytes of each program header and
+# of each non-NOBITS section (each at its own offset in each file).
+check_segment_bytes() {
+    local orig=$1 new=$2 bad="" d
+    d=$(mktemp -d "$WORK/bytes.XXXXXX")
+
+    # ELF header: all fields but the section header offset.
+    LC_ALL=C readelf -hW "$orig" 2>/dev/null | grep -v 'Start of section headers' > "$d/h1"
+    LC_ALL=C readelf -hW "$new" 2>/dev/null | grep -v 'Start of section headers' > "$d/h2"
+    cmp -s "$d/h1" "$d/h2" ||
+        bad="$bad; ELF header differs: $(diff "$d/h1" "$d/h2" | grep '^[<>]' | tr '\n' ' ')"
+
+    # Program headers: fields other than offset and align.
+    elf_phdrs "$orig" > "$d/p1"; elf_phdrs "$new" > "$d/p2"
+    awk '{ print $1, $2, $4, $5, $6, $7, $8 }' "$d/p1" > "$d/pf1"
+    awk '{ print $1, $2, $4, $5, $6, $7, $8 }' "$d/p2" > "$d/pf2"
+    [ -s "$d/pf1" ] || bad="$bad; no program headers in $orig"
+    cmp -s "$d/pf1" "$d/pf2" ||
+        bad="$bad; program header fields differ: $(diff "$d/pf1" "$d/pf2" | grep '^[<>]' | tr '\n' ' ')"
+
+    # Section headers: everything but the offset column (readelf -SW).
+    LC_ALL=C readelf -SW "$orig" 2>/dev/null | sed -n 's/^ *\[ *\([0-9]*\)\] */\1 /p' |
+        awk '{ $5 = ""; print }' > "$d/s1"
+    LC_ALL=C readelf -SW "$new" 2>/dev/null | sed -n 's/^ *\[ *\([0-9]*\)\] */\1 /p' |
+        awk '{ $5 = ""; print }' > "$d/s2"
+    cmp -s "$d/s1" "$d/s2" ||
+        bad="$bad; section headers differ: $(diff "$d/s1" "$d/s2" | grep '^[<>]' | head -4 | tr '\n' ' ')"
+
+    if [ -z "$bad" ]; then
+        _masked "$orig" "$d/m1" && _masked "$new" "$d/m2" ||
+            { WHY="cannot make masked copies"; rm -rf "$d"; return 1; }
+        # Segment bytes, program header by program header.
+        local i t o1 o2 fs rest
+        paste -d' ' "$d/p1" "$d/p2" | while read -r i t o1 _ _ fs _ _ _ _ _ o2 rest; do
+            [ "$fs" -gt 0 ] || continue
+            cmp -s -i "$o1:$o2" -n "$fs" "$d/m1" "$d/m2" ||
+                echo "phdr $i ($t) bytes differ (0x$(printf %x "$o1") -> 0x$(printf %x "$o2"), 0x$(printf %x "$fs") bytes)"
+        done > "$d/segbad"
+        # Section bytes, section by section.
+        elf_sections "$orig" > "$d/x1"; elf_sections "$new" > "$d/x2"
+        local n ty a s
+        paste -d' ' "$d/x1" "$d/x2" | while read -r i n ty a o1 s _ _ _ _ o2 _; do
+            [ "$ty" = NOBITS ] && continue
+            [ "$s" -gt 0 ] || continue
+            cmp -s -i "$o1:$o2" -n "$s" "$d/m1" "$d/m2" ||
+                echo "section [$i] $n bytes differ"
+        done > "$d/secbad"
+        [ -s "$d/segbad" ] && bad="$bad; $(paste -sd';' "$d/segbad")"
+        [ -s "$d/secbad" ] && bad="$bad; $(head -5 "$d/secbad" | paste -sd';')"
+    fi
+    rm -rf "$d"
+    if [ -n "$bad" ]; then WHY="${bad#; }"; return 1; fi
+    return 0
+}
+
+# check_only_align_changed ORIG NEW: same size, program headers equal but
+# for p_align, and every byte outside the program header table equal.
+check_only_align_changed() {
+    local orig=$1 new=$2 d s1 s2
+    s1=$(stat -c %s "$orig") s2=$(stat -c %s "$new")
+    if [ "$s1" != "$s2" ]; then WHY="size changed: $s1 -> $s2"; return 1; fi
+    d=$(mktemp -d "$WORK/align.XXXXXX")
+    elf_phdrs "$orig" | awk '{ $9 = ""; print }' > "$d/p1"
+    elf_phdrs "$new" | awk '{ $9 = ""; print }' > "$d/p2"
+    if ! cmp -s "$d/p1" "$d/p2"; then
+        WHY="program headers differ beyond p_align: $(diff "$d/p1" "$d/p2" | grep '^[<>]' | tr '\n' ' ')"
+        rm -rf "$d"; return 1
+    fi
+    # Zero the phdr table (and the ELF header, compared with readelf -h).
+    _masked "$orig" "$d/m1" && _masked "$new" "$d/m2"
+    LC_ALL=C readelf -hW "$orig" 2>/dev/null > "$d/h1"; LC_ALL=C readelf -hW "$new" 2>/dev/null > "$d/h2"
+    if ! cmp -s "$d/h1" "$d/h2"; then
+        WHY="ELF header changed"; rm -rf "$d"; return 1
+    fi
+    if ! cmp -s "$d/m1" "$d/m2"; then
+        WHY="bytes outside the program header table changed: $(cmp "$d/m1" "$d/m2" 2>&1 | head -1)"
+        rm -rf "$d"; return 1
+    fi
+    rm -rf "$d"
+    return 0
+}
+
+# _elflint FILE: eu-elflint messages with the file name replaced by FILE.
+_elflint() {
+    eu-elflint -q --gnu-ld "$1" 2>&1 | awk -v f="$1" '{
+        while ((i = index($0, f)) > 0)
+            $0 = substr($0, 1, i - 1) "FILE" substr($0, i + length(f))
+        print }' | sort -u
+}
+
+# check_elflint ORIG NEW: no eu-elflint message for NEW that ORIG lacks.
+check_elflint() {
+    if ! command -v eu-elflint >/dev/null; then
+        WHY="eu-elflint not installed"; return 2
+    fi
+    local new_msgs
+    new_msgs=$(comm -13 <(_elflint "$1") <(_elflint "$2"))
+    if [ -n "$new_msgs" ]; then
+        WHY="new eu-elflint messages: $(echo "$new_msgs" | head -5 | tr '\n' ' ')"
+        return 1
+    fi
+    return 0
+}
+
+# run_same ORIG NEW [RUNNER...]: both programs exit 0 with equal stdout.
+run_same() {
+    local orig=$1 new=$2 o1 o2 r1 r2; shift 2
+    o1=$(timeout 120 "$@" "$orig" 2>&1); r1=$?
+    o2=$(timeout 120 "$@" "$new" 2>&1); r2=$?
+    if [ "$r1" -ne 0 ] || [ -z "$o1" ]; then
+        WHY="original failed to run (rc $r1): $(echo "$o1" | head -3 | tr '\n' ' ')"; return 1
+    fi
+    if [ "$r2" -ne 0 ]; then
+        WHY="rewritten program failed (rc $r2): $(echo "$o2" | head -3 | tr '\n' ' ')"; return 1
+    fi
+    if [ "$o1" != "$o2" ]; then
+        WHY="output differs: [$o1] vs [$o2]"; return 1
+    fi
+    return 0
+}
+
+# --- small checks for use with assert ------------------------------------
+
+# same_file A B: byte-identical.
+same_file() {
+    cmp -s "$1" "$2" && return 0
+    WHY="$2 differs from $1: $(cmp "$1" "$2" 2>&1 | head -1)"; return 1
+}
+
+# same_id FILE ID: file_id of FILE is still ID (same inode, mtime, size).
+same_id() {
+    local now; now=$(file_id "$1")
+    [ "$now" = "$2" ] && return 0
+    WHY="$1 was touched: inode/mtime/size '$2' -> '$now'"; return 1
+}
+
+# same_listing DIR LISTING: no file appeared or vanished in DIR.
+same_listing() {
+    local now; now=$(listing "$1")
+    [ "$now" = "$2" ] && return 0
+    WHY="directory listing changed: [$(echo "$2" | tr '\n' ' ')] -> [$(echo "$now" | tr '\n' ' ')]"
+    return 1
+}
+
+# tool_rc N: the last run_tool exited with N.
+tool_rc() {
+    [ "$T_RC" -eq "$1" ] && return 0
+    WHY="expected exit $1: $(tool_said)"; return 1
+}
+
+# tool_err_names FILE: the last run_tool failed with a message naming FILE.
+tool_err_names() {
+    case $T_ERR in
+        *"elfthp-align: $1:"*) return 0 ;;
+    esac
+    WHY="stderr does not have 'elfthp-align: $1: ...': $(tool_said)"; return 1
+}
