@@ -3,6 +3,7 @@
 #   make            build ./elfthp-align
 #   make check      unit tests, then integration tests on fixtures built here
 #   make demo       rewrite an embedded example and show what changed
+#   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
 #   make deps       install the Debian packages the build and tests need
 #   make install    PREFIX (default /usr/local) and DESTDIR are honoured
 
@@ -38,7 +39,7 @@ PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
 
 UNIT_TESTS = tests/unit/test_segment_pad
 
-.PHONY: all check unit-check integration-check demo deps install clean
+.PHONY: all check demo bench deps install clean
 
 all: elfthp-align
 
@@ -57,6 +58,9 @@ check: elfthp-align $(UNIT_TESTS)
 
 demo: elfthp-align
 	@sh examples/demo.sh
+
+bench: elfthp-align
+	@bash bench/run.sh
 
 deps:
 	@sh scripts/install-deps.sh
