@@ -171,7 +171,8 @@ struct compat_finding {
 	enum compat_kind kind;
 	size_t index;
 	size_t other;
-	uint64_t value;
+	uint64_t page;
+	uint64_t align;
 };
 int find_shared_page(const struct elf_layout *, uint64_t page, size_t *,
     size_t *);

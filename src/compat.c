@@ -71,12 +71,13 @@ compat_findings(const struct elf_layout *L, uint64_t page,
 			continue;
 		if (((s->offset - s->vaddr) & (page - 1)) != 0)
 			out[n++] = (struct compat_finding){ COMPAT_OFFSET, i, 0,
-			    page };
+			    page, s->align };
 		if (s->align < page && n < max)
 			out[n++] = (struct compat_finding){ COMPAT_ALIGN, i, 0,
-			    s->align };
+			    page, s->align };
 	}
 	if (n < max && find_shared_page(L, page, &a, &b) == 1)
-		out[n++] = (struct compat_finding){ COMPAT_SHARED, a, b, page };
+		out[n++] = (struct compat_finding){ COMPAT_SHARED, a, b, page,
+		    L->segs[a].align };
 	return n;
 }

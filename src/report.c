@@ -307,16 +307,33 @@ report_impact(FILE *f, enum format fmt, const char *name,
  * Why a PT_LOAD must change.  A segment that only moves because one before
  * it moved has no finding of its own.
  */
+static uint64_t
+required_modulus(const struct elf_layout *L, const struct plan *P, size_t i)
+{
+	const struct seg_desc *s = &L->segs[i];
+
+	if (P->segs[i].verdict == SEG_ELIGIBLE)
+		return P->target;
+	return s->align > P->min_page ? s->align : P->min_page;
+}
+
+static bool
+offset_finding(const struct elf_layout *L, const struct plan *P, size_t i)
+{
+	const struct seg_desc *s = &L->segs[i];
+
+	return ((s->offset - s->vaddr) & (required_modulus(L, P, i) - 1)) != 0;
+}
+
 static bool
 load_finding(const struct elf_layout *L, const struct plan *P, size_t i,
     char *text, size_t len)
 {
 	const struct seg_desc *s = &L->segs[i];
 	const struct seg_plan *sp = &P->segs[i];
-	uint64_t m = sp->verdict == SEG_ELIGIBLE ? P->target :
-	    (s->align > P->min_page ? s->align : P->min_page);
+	uint64_t m = required_modulus(L, P, i);
 
-	if (((s->offset - s->vaddr) & (m - 1)) != 0)
+	if (offset_finding(L, P, i))
 		snprintf(text, len, "PT_LOAD %zu: p_offset 0x%" PRIx64 " is not "
 		    "congruent to p_vaddr 0x%" PRIx64 " modulo 0x%" PRIx64
 		    " (needs 0x%" PRIx64 ")", i, s->offset, s->vaddr, m,
@@ -349,18 +366,18 @@ compat_text(const struct compat_finding *c, char *text, size_t len)
 	case COMPAT_OFFSET:
 		snprintf(text, len, "PT_LOAD %zu: p_offset and p_vaddr differ "
 		    "modulo the 0x%" PRIx64 " page (fixable: pad with "
-		    "--page-size)", c->index, c->value);
+		    "--page-size)", c->index, c->page);
 		break;
 	case COMPAT_ALIGN:
 		snprintf(text, len, "PT_LOAD %zu: p_align 0x%" PRIx64 " is below "
-		    "the page (fixable: raise with --page-size)", c->index,
-		    c->value);
+		    "the 0x%" PRIx64 " page (fixable: raise with --page-size)",
+		    c->index, c->align, c->page);
 		break;
 	case COMPAT_SHARED:
 		snprintf(text, len, "PT_LOAD %zu: shares a 0x%" PRIx64 " page "
 		    "with PT_LOAD %zu, which has other permissions (not "
 		    "fixable: relink with -z max-page-size=0x%" PRIx64 ")",
-		    c->index, c->value, c->other, c->value);
+		    c->index, c->page, c->other, c->page);
 		break;
 	}
 }
@@ -384,6 +401,9 @@ report_check(FILE *f, enum format fmt, const char *name,
 		    load_finding(L, P, i, text, sizeof(text)))
 			finding(f, fmt, name, text, &first);
 	for (i = 0; i < ncf; i++) {
+		/* Already said, modulo at least the page, by the plan. */
+		if (cf[i].kind == COMPAT_OFFSET && offset_finding(L, P, cf[i].index))
+			continue;
 		compat_text(&cf[i], text, sizeof(text));
 		finding(f, fmt, name, text, &first);
 	}

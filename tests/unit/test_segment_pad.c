@@ -1,5 +1,6 @@
 /*
- * Unit tests of the planner (segment_pad.c, plan_check.c, geometry.c) on
+ * Unit tests of the pure modules (segment_pad.c, plan_check.c, compat.c,
+ * geometry.c, impact.c) on
  * hand-built segment tables.  The tables copy the shapes real linkers
  * produce on Debian 12 (see ../shared/docs/domain.md): GNU ld with and
  * without -z separate-code, lld, and aarch64 GNU ld with 64 KiB pages.
@@ -471,6 +472,123 @@ test_geometry_targets(void **state)
 	assert_int_equal(p.target, M(4));
 }
 
+
+/* --page-size 64k: two permissions on one 64 KiB page only a relink fixes. */
+static void
+test_page_size_refuses_shared_page(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, K(64));
+	struct plan_params p = arm64;
+	struct compat_finding cf[8];
+	size_t n, i;
+	bool shared = false;
+
+	f->L.machine = EM_AARCH64;
+	load(f, PF_R | PF_X, 0, 0, 0x87c);
+	load(f, PF_R | PF_W, 0xdc8, 0x1dc8, 0x270);
+	p.min_align = K(64);
+	assert_int_equal(plan_build(&f->L, &p, &f->P, &f->e), -1);
+	assert_int_equal(f->e.code, PLAN_PAGE_SHARED);
+	n = compat_findings(&f->L, K(64), cf, 8);
+	for (i = 0; i < n; i++)
+		shared |= cf[i].kind == COMPAT_SHARED;
+	assert_true(shared);
+}
+
+/* --page-size 64k on a fixable file: every PT_LOAD congruent, p_align raised. */
+static void
+test_page_size_fixes_alignment(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, K(256));
+	struct plan_params p = arm64;
+	size_t text, rw;
+
+	f->L.machine = EM_AARCH64;
+	text = load(f, PF_R | PF_X, 0, 0, K(60));
+	rw = load(f, PF_R | PF_W, K(60) + 0x100, K(128) + 0x100, K(4));
+	p.min_align = K(64);
+	plan_ok(f, &p);
+	assert_int_equal(f->P.segs[text].new_align, K(64));
+	assert_int_equal(f->P.segs[rw].new_align, K(64));
+	assert_true(congruent(f->P.segs[rw].new_offset, K(128) + 0x100, K(64)));
+}
+
+/*
+ * The --report model on the lld layout: text [0x15f0, +8 MiB) has 3 windows.
+ * x86_64-4k after: 3 huge + the rest in 4 KiB pages.
+ */
+static void
+test_impact_counts_translations(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, 0x5f0 + M(8) + K(8));
+	const struct geometry *g[8];
+	struct geometry_impact imp;
+	struct seg_desc after[16];
+	uint64_t pages, head;
+
+	load(f, PF_R, 0, 0, 0x5f0);
+	load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(8));
+	plan_ok(f, &x86);
+	assert_true(report_geometries(EM_X86_64, g, 8) >= 4);
+	assert_string_equal(g[0]->name, "x86_64-4k");
+	impact_compute(&f->L, &f->P, g[0], after, &imp);
+	pages = (M(8) + K(4)) / K(4);	/* [0x1000, 0x802000) */
+	assert_int_equal(imp.translations_now, pages);
+	head = (M(2) - K(4)) / K(4);	/* [0x1000, 0x200000) */
+	assert_int_equal(imp.translations_after,
+	    3 + head + (pages - head - 3 * 512));
+	assert_int_equal(imp.huge_bytes_now, 0);
+	assert_int_equal(imp.huge_bytes_after, 3 * M(2));
+	assert_int_equal(imp.rss_increase_max, 3 * (M(2) - K(4)));
+	assert_int_equal(imp.aslr_bits_lost, 9);
+	assert_int_equal(imp.file_growth, K(4));
+}
+
+static void
+test_impact_arm64_contiguous_blocks(void **state)
+{
+	struct fixture *f = *state = new_file(ET_EXEC, M(9));
+	const struct geometry *g[8];
+	struct geometry_impact imp;
+	struct seg_desc after[16];
+
+	/* ET_EXEC at 0x400000, already congruent: now == after. */
+	load(f, PF_R | PF_X, 0, 0x400000, M(8) + K(64));
+	plan_ok(f, &arm64);
+	report_geometries(EM_AARCH64, g, 8);
+	assert_string_equal(g[1]->name, "arm64-4k");
+	impact_compute(&f->L, &f->P, g[1], after, &imp);
+	/* 4 windows, one 64 KiB block, no stray pages. */
+	assert_int_equal(imp.translations_now, 4 + 1);
+	assert_int_equal(imp.translations_after, 4 + 1);
+	assert_int_equal(imp.aslr_bits_lost, 0);
+	assert_string_equal(g[3]->name, "arm64-64k");
+	impact_compute(&f->L, &f->P, g[3], after, &imp);
+	/* 512 MiB PMDs are no target: 4 blocks of 2 MiB and one 64 KiB page. */
+	assert_int_equal(imp.translations_now, 4 + 1);
+	assert_int_equal(imp.huge_bytes_now, 0);
+	assert_int_equal(imp.rss_increase_max, 0);
+}
+
+static void
+test_seed_patch_rule(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(12));
+	size_t r, text;
+
+	seg(f, PT_INTERP, PF_R, 0x2a8, 0x2a8, 0x1c, 0x1c, 1);
+	f->L.has_interp = true;	/* what the reader sets for PT_INTERP */
+	r = load(f, PF_R, 0, 0, M(4));
+	text = load(f, PF_R | PF_X, M(4), M(4) + K(4), M(6));
+	assert_string_equal(file_kind(&f->L), "pie");
+	assert_true(seed_patch_aligns(&f->L, &f->segs[r], M(2)));
+	/* Congruent but not PMD-aligned: the tool aligns it, the patch does not. */
+	assert_false(seed_patch_aligns(&f->L, &f->segs[text], M(2)));
+	f->L.has_interp = false;
+	assert_string_equal(file_kind(&f->L), "shared-library");
+	assert_false(seed_patch_aligns(&f->L, &f->segs[r], M(2)));
+}
+
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
 int
@@ -497,6 +615,11 @@ main(void)
 		T(test_rejects_no_load),
 		T(test_class32_limit),
 		cmocka_unit_test(test_geometry_targets),
+		T(test_page_size_refuses_shared_page),
+		T(test_page_size_fixes_alignment),
+		T(test_impact_counts_translations),
+		T(test_impact_arm64_contiguous_blocks),
+		T(test_seed_patch_rule),
 	};
 
 	return cmocka_run_group_tests_name("planner", tests, NULL, NULL);
