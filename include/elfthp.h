@@ -71,6 +71,7 @@ struct plan_params {
 	uint64_t min_page;	/* every PT_LOAD stays congruent at least modulo this */
 	uint64_t base_page;	/* input must be congruent modulo this to be valid */
 	uint64_t min_align;	/* --page-size: every PT_LOAD's p_align at least this */
+	uint64_t fallback;	/* for segments without a target window, 0: none */
 };
 
 /* Why a PT_LOAD is or is not eligible. */
@@ -85,6 +86,7 @@ enum seg_verdict {
 struct seg_plan {
 	uint64_t new_offset;
 	uint64_t new_align;
+	uint64_t target;	/* alignment chosen for an eligible segment */
 	enum seg_verdict verdict;
 	bool congruent_now;	/* offset == vaddr (mod target) in the input */
 	uint64_t windows_now;	/* huge-mappable windows with the input as it is */
@@ -192,6 +194,7 @@ int params_for(uint16_t machine, uint64_t page_size, uint64_t align,
 size_t report_geometries(uint16_t machine, const struct geometry **, size_t);
 const struct geometry *own_geometry(uint16_t machine, uint64_t page_size);
 uint64_t geometry_target(const struct geometry *);
+uint64_t geometry_fallback(const struct geometry *);
 bool geometry_pmd_counts(const struct geometry *);
 uint64_t machine_max_page(uint16_t machine);
 

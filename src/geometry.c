@@ -121,6 +121,7 @@ params_for(uint16_t machine, uint64_t page_size, uint64_t align,
 	p->min_align = page_size;
 	p->min_page = m->max_page > page ? m->max_page : page;
 	p->target = align ? align : target_for(machine, page);
+	p->fallback = align ? 0 : geometry_fallback(own_geometry(machine, page));
 	if (p->target == 0) {
 		*why = "no huge-page size of at most 32 MiB for this page size; "
 		    "give --align";
@@ -183,6 +184,17 @@ uint64_t
 geometry_target(const struct geometry *g)
 {
 	return g->pmd <= PMD_CAP ? g->pmd : g->cont;
+}
+
+/*
+ * Where the PMD is a target but large (32 MiB with arm64 16 KiB pages), a
+ * segment without a full PMD window is still worth aligning to a 2 MiB
+ * contiguous-PTE block.
+ */
+uint64_t
+geometry_fallback(const struct geometry *g)
+{
+	return g->pmd <= PMD_CAP && g->cont >= 2 * MiB ? g->cont : 0;
 }
 
 bool

@@ -113,7 +113,7 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 {
 	struct state now = { L->segs, L->nsegs, L->type };
 	struct state then = { after, L->nsegs, L->type };
-	uint64_t windows_now, target = geometry_target(geo);
+	uint64_t windows_now;
 	size_t i;
 
 	memcpy(after, L->segs, L->nsegs * sizeof(*after));
@@ -123,14 +123,16 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 	}
 	memset(out, 0, sizeof(*out));
 	out->geometry = geo;
-	out->target = target;
+	out->target = geometry_target(geo);
 	measure(&now, geo, &out->translations_now, &out->huge_bytes_now,
 	    &windows_now);
 	measure(&then, geo, &out->translations_after, &out->huge_bytes_after,
 	    &out->windows_after);
 	out->rss_increase_max = out->windows_after * (geo->pmd - geo->page);
-	out->aslr_bits_lost = L->type == ET_DYN ?
-	    log2_u64(target / geo->page) : 0;
+	/* What the base really gets aligned to after the rewrite. */
+	if (L->type == ET_DYN && max_pow2_align(&then) > geo->page)
+		out->aslr_bits_lost = log2_u64(max_pow2_align(&then) /
+		    geo->page);
 	out->file_growth = (int64_t)(P->new_size - L->file_size);
 }
 

@@ -85,8 +85,9 @@ check_load(const struct elf_layout *L, const struct plan_params *p,
 		return bad(e, "PT_LOAD not page-congruent", i);
 	if (touched && !congruent(sp->new_offset, s->vaddr, sp->new_align))
 		return bad(e, "PT_LOAD not congruent modulo its p_align", i);
-	if (sp->verdict == SEG_ELIGIBLE && (sp->new_align < p->target ||
-	    !congruent(sp->new_offset, s->vaddr, p->target)))
+	if (sp->verdict == SEG_ELIGIBLE && (sp->target < (p->fallback ?
+	    p->fallback : p->target) || sp->new_align < sp->target ||
+	    !congruent(sp->new_offset, s->vaddr, sp->target)))
 		return bad(e, "eligible PT_LOAD not aligned to the target", i);
 	if (s->filesz > 0 && !within(sp->new_offset, s->filesz, P->new_size))
 		return bad(e, "PT_LOAD past the end of the new file", i);

@@ -289,7 +289,8 @@ impact_for(struct job *j, const struct geometry *g, struct seg_desc *after,
     struct geometry_impact *out)
 {
 	struct plan_params params = { geometry_target(g),
-		machine_max_page(j->layout.machine), 4096, 0 };
+		machine_max_page(j->layout.machine), 4096, 0,
+		geometry_fallback(g) };
 	struct plan P;
 	enum file_class c;
 

@@ -313,7 +313,7 @@ required_modulus(const struct elf_layout *L, const struct plan *P, size_t i)
 	const struct seg_desc *s = &L->segs[i];
 
 	if (P->segs[i].verdict == SEG_ELIGIBLE)
-		return P->target;
+		return P->segs[i].target;
 	return s->align > P->min_page ? s->align : P->min_page;
 }
 

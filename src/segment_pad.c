@@ -225,6 +225,23 @@ verdict_for(const struct seg_desc *s, bool pinned, uint64_t target)
 	return SEG_ELIGIBLE;
 }
 
+/*
+ * The target, or where the geometry has one and the segment holds no full
+ * target window, the fallback (arm64 with 16 KiB pages: 32 MiB PMDs, else
+ * 2 MiB contiguous-PTE blocks).
+ */
+static void
+choose_target(const struct seg_desc *s, bool pinned,
+    const struct plan_params *p, struct seg_plan *sp)
+{
+	sp->target = p->target;
+	sp->verdict = verdict_for(s, pinned, p->target);
+	if (sp->verdict != SEG_NO_WINDOW || p->fallback == 0)
+		return;
+	sp->verdict = verdict_for(s, pinned, p->fallback);
+	sp->target = p->fallback;
+}
+
 /* Decide eligibility and count windows before anything moves. */
 static void
 judge_loads(const struct elf_layout *L, const struct plan_params *p,
@@ -240,7 +257,7 @@ judge_loads(const struct elf_layout *L, const struct plan_params *p,
 		bool pinned = k == 0 || s->offset < hdr_end;
 		uint64_t w = windows_in(s->vaddr, s->filesz, p->target);
 
-		sp->verdict = verdict_for(s, pinned, p->target);
+		choose_target(s, pinned, p, sp);
 		sp->congruent_now = congruent(s->offset, s->vaddr, p->target);
 		if (!(s->flags & PF_W) && sp->congruent_now && P->base_aligned_now)
 			sp->windows_now = w;
@@ -278,7 +295,7 @@ modulus_for(const struct seg_desc *s, const struct seg_plan *sp,
 {
 	uint64_t m = max_u64(load_align(s), p->min_page);
 
-	return sp->verdict == SEG_ELIGIBLE ? max_u64(m, p->target) : m;
+	return sp->verdict == SEG_ELIGIBLE ? max_u64(m, sp->target) : m;
 }
 
 /* Give each PT_LOAD with file bytes its new offset, in file order. */
@@ -411,7 +428,7 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 				    p->min_align);
 		}
 		if (sp->verdict == SEG_ELIGIBLE)
-			sp->new_align = max_u64(sp->new_align, p->target);
+			sp->new_align = max_u64(sp->new_align, sp->target);
 	}
 	return 0;
 }
@@ -589,7 +606,9 @@ plan_build(const struct elf_layout *L, const struct plan_params *p,
 	memset(P, 0, sizeof(*P));
 	memset(e, 0, sizeof(*e));
 	if (!is_pow2(p->target) || !is_pow2(p->min_page) ||
-	    !is_pow2(p->base_page) || p->base_page > p->target)
+	    !is_pow2(p->base_page) || p->base_page > p->target ||
+	    (p->fallback != 0 && (!is_pow2(p->fallback) ||
+	    p->fallback < p->base_page || p->fallback > p->target)))
 		return fail(e, PLAN_BAD_PARAMS, 0, 0, p->target);
 	if (check_segments(L, p, e) != 0)
 		return -1;

@@ -21,8 +21,8 @@
 #define K(x) ((uint64_t)(x) << 10)
 #define M(x) ((uint64_t)(x) << 20)
 
-static const struct plan_params x86 = { M(2), K(4), K(4), 0 };
-static const struct plan_params arm64 = { M(2), K(64), K(4), 0 };
+static const struct plan_params x86 = { M(2), K(4), K(4), 0, 0 };
+static const struct plan_params arm64 = { M(2), K(64), K(4), 0, 0 };
 
 /* A file: ELF header and program headers at the front, nothing else. */
 struct fixture {
@@ -463,6 +463,7 @@ test_geometry_targets(void **state)
 	assert_int_equal(p.min_page, K(64));
 	assert_int_equal(params_for(EM_AARCH64, K(16), 0, &p, &why), 0);
 	assert_int_equal(p.target, M(32));
+	assert_int_equal(p.fallback, M(2));
 	assert_int_equal(params_for(EM_AARCH64, K(64), 0, &p, &why), 0);
 	assert_int_equal(p.target, M(2));
 	assert_int_equal(params_for(EM_RISCV, 0, 0, &p, &why), 0);
@@ -589,6 +590,29 @@ test_seed_patch_rule(void **state)
 	assert_false(seed_patch_aligns(&f->L, &f->segs[r], M(2)));
 }
 
+/* arm64 16 KiB: 32 MiB PMDs where a window exists, else 2 MiB blocks. */
+static void
+test_fallback_target_for_small_segments(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(80));
+	struct plan_params p = { M(32), K(64), K(4), K(16), M(2) };
+	size_t big, small;
+
+	f->L.machine = EM_AARCH64;
+	load(f, PF_R, 0, 0, 0x700);
+	big = load(f, PF_R | PF_X, 0x700, 0x10700, M(70));
+	small = load(f, PF_R, M(70) + 0x700, M(70) + 0x20700, M(5));
+	plan_ok(f, &p);
+	assert_int_equal(f->P.segs[big].target, M(32));
+	assert_int_equal(f->P.segs[big].new_align, M(32));
+	assert_true(congruent(f->P.segs[big].new_offset, 0x10700, M(32)));
+	assert_int_equal(f->P.segs[small].verdict, SEG_ELIGIBLE);
+	assert_int_equal(f->P.segs[small].target, M(2));
+	assert_int_equal(f->P.segs[small].new_align, M(2));
+	assert_true(congruent(f->P.segs[small].new_offset,
+	    M(70) + 0x20700, M(2)));
+}
+
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
 int
@@ -620,6 +644,7 @@ main(void)
 		T(test_impact_counts_translations),
 		T(test_impact_arm64_contiguous_blocks),
 		T(test_seed_patch_rule),
+		T(test_fallback_target_for_small_segments),
 	};
 
 	return cmocka_run_group_tests_name("planner", tests, NULL, NULL);
