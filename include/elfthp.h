@@ -120,6 +120,7 @@ struct plan {
 	uint64_t min_page;
 	size_t n_eligible;	/* eligible PT_LOADs */
 	size_t n_aligned;	/* eligible PT_LOADs whose header changes */
+	size_t n_loads_changed;	/* all PT_LOADs whose header changes */
 	uint64_t windows_now;
 	uint64_t windows_after;
 	bool base_aligned_now;	/* ET_DYN: largest p_align >= target; ET_EXEC: true */
@@ -240,7 +241,8 @@ struct atomic_file {
 int atomic_open(struct atomic_file *, const char *final_path, char *, size_t);
 int atomic_copy_metadata(struct atomic_file *, int src_fd, bool owner_required,
     char *, size_t);
-int atomic_commit(struct atomic_file *, char *, size_t);
+int atomic_sync(struct atomic_file *, char *, size_t);
+int atomic_rename(struct atomic_file *, char *, size_t);
 void atomic_abort(struct atomic_file *);
 
 /* main.c: every option lives here. */

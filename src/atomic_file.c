@@ -2,7 +2,8 @@
  * Atomic replacement: a temporary file beside the target, metadata copied
  * in the order that keeps it (owner, then mode, then extended attributes
  * with security.capability last, since any write or chown clears it),
- * fsync, rename, fsync of the directory.  Until the rename the target is
+ * fsync, then (after the caller has checked the input once more) rename,
+ * and fsync of the directory.  Until the rename the target is
  * untouched; on any failure, or on SIGINT/SIGTERM/SIGHUP, the temporary
  * file is removed.
  */
@@ -169,6 +170,41 @@ copy_one_xattr(int src, int dst, const char *name, char *err, size_t n)
 	return rc;
 }
 
+static bool
+has_name(const char *names, ssize_t len, const char *name)
+{
+	const char *p;
+
+	for (p = names; p < names + len; p += strlen(p) + 1)
+		if (strcmp(p, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A new file can inherit attributes from its directory (a default ACL
+ * becomes system.posix_acl_access): drop those the original does not
+ * have, so the result carries exactly the original's.
+ */
+static int
+drop_inherited(int src, int dst, char *err, size_t n)
+{
+	char srcnames[8192], dstnames[8192], *p;
+	ssize_t slen = flistxattr(src, srcnames, sizeof(srcnames));
+	ssize_t dlen = flistxattr(dst, dstnames, sizeof(dstnames));
+
+	if (slen < 0)
+		slen = 0;
+	if (dlen <= 0)
+		return 0;
+	for (p = dstnames; p < dstnames + dlen; p += strlen(p) + 1)
+		if (!has_name(srcnames, slen, p) && fremovexattr(dst, p) != 0 &&
+		    errno != ENODATA && errno != EPERM && errno != ENOTSUP)
+			return aerr(err, n, "cannot drop inherited attribute "
+			    "%s: %s", p, strerror(errno));
+	return 0;
+}
+
 static int
 copy_xattrs(int src, int dst, char *err, size_t n)
 {
@@ -217,6 +253,8 @@ atomic_copy_metadata(struct atomic_file *a, int src, bool owner_required,
 		/* As cp(1) does: no set-ID bits on a file we could not give away. */
 		mode &= ~(mode_t)(S_ISUID | S_ISGID);
 	}
+	if (drop_inherited(src, a->fd, err, n) != 0)
+		return -1;
 	if (fchmod(a->fd, mode) != 0)
 		return aerr(err, n, "cannot keep the mode: %s", strerror(errno));
 	return copy_xattrs(src, a->fd, err, n);
@@ -238,8 +276,9 @@ sync_dir(const char *path)
 	free(copy);
 }
 
+/* Data and metadata on disk before the rename can make them visible. */
 int
-atomic_commit(struct atomic_file *a, char *err, size_t n)
+atomic_sync(struct atomic_file *a, char *err, size_t n)
 {
 	int rc = 0;
 
@@ -248,10 +287,17 @@ atomic_commit(struct atomic_file *a, char *err, size_t n)
 	if (close(a->fd) != 0 && rc == 0)
 		rc = aerr(err, n, "close: %s", strerror(errno));
 	a->fd = -1;
-	if (rc == 0 && rename(a->tmp_path, a->final_path) != 0)
-		rc = aerr(err, n, "cannot rename the new file into place: %s",
+	if (rc != 0)
+		atomic_abort(a);
+	return rc;
+}
+
+int
+atomic_rename(struct atomic_file *a, char *err, size_t n)
+{
+	if (rename(a->tmp_path, a->final_path) != 0) {
+		aerr(err, n, "cannot rename the new file into place: %s",
 		    strerror(errno));
-	if (rc != 0) {
 		atomic_abort(a);
 		return -1;
 	}

@@ -113,7 +113,7 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 {
 	struct state now = { L->segs, L->nsegs, L->type };
 	struct state then = { after, L->nsegs, L->type };
-	uint64_t windows_now;
+	uint64_t windows_now, before;
 	size_t i;
 
 	memcpy(after, L->segs, L->nsegs * sizeof(*after));
@@ -129,10 +129,14 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 	measure(&then, geo, &out->translations_after, &out->huge_bytes_after,
 	    &out->windows_after);
 	out->rss_increase_max = out->windows_after * (geo->pmd - geo->page);
-	/* What the base really gets aligned to after the rewrite. */
-	if (L->type == ET_DYN && max_pow2_align(&then) > geo->page)
-		out->aslr_bits_lost = log2_u64(max_pow2_align(&then) /
-		    geo->page);
+	/*
+	 * What the rewrite costs: the base's alignment after it, against the
+	 * alignment it had (at least a page) before.
+	 */
+	before = max_pow2_align(&now) > geo->page ? max_pow2_align(&now) :
+	    geo->page;
+	if (L->type == ET_DYN && max_pow2_align(&then) > before)
+		out->aslr_bits_lost = log2_u64(max_pow2_align(&then) / before);
 	out->file_growth = (int64_t)(P->new_size - L->file_size);
 }
 

@@ -198,12 +198,15 @@ write_new(struct job *j, const char *final, bool in_place)
 		atomic_abort(&a);
 		return file_error(j, "%s", m);
 	}
+	if (atomic_sync(&a, m, n) != 0)
+		return file_error(j, "%s", m);
+	/* Last look, as close to the rename as it can be. */
 	if (!input_unchanged(j, in_place)) {
 		atomic_abort(&a);
 		return file_error(j, "changed while being rewritten; left as "
 		    "it was");
 	}
-	if (atomic_commit(&a, m, n) != 0)
+	if (atomic_rename(&a, m, n) != 0)
 		return file_error(j, "%s", m);
 	return FILE_DONE;
 }

@@ -71,10 +71,14 @@ void
 report_result(FILE *f, const char *name, const struct elf_layout *L,
     const struct plan *P, bool dry_run)
 {
-	char target[16];
+	char target[16], others[64] = "";
 	int64_t growth = (int64_t)(P->new_size - L->file_size);
 
 	format_size(target, sizeof(target), P->target);
+	/* Only --page-size changes PT_LOADs without aligning any: say so. */
+	if (P->n_aligned == 0 && P->n_loads_changed > 0)
+		snprintf(others, sizeof(others), "%zu PT_LOAD%s adjusted, ",
+		    P->n_loads_changed, plural(P->n_loads_changed));
 	if (!P->changed && P->n_eligible == 0)
 		fprintf(f, "%s: nothing to do (no read-only segment holds a "
 		    "full %s window)\n", name, target);
@@ -84,14 +88,14 @@ report_result(FILE *f, const char *name, const struct elf_layout *L,
 		    plural(P->windows_after));
 	else if (dry_run)
 		fprintf(f, "%s: would align %zu segment%s, %" PRIu64 " window%s, "
-		    "file %+" PRId64 " bytes\n", name, P->n_aligned,
+		    "%sfile %+" PRId64 " bytes\n", name, P->n_aligned,
 		    plural(P->n_aligned), P->windows_after,
-		    plural(P->windows_after), growth);
+		    plural(P->windows_after), others, growth);
 	else
 		fprintf(f, "%s: %zu segment%s aligned, %" PRIu64 " window%s, "
-		    "file %+" PRId64 " bytes\n", name, P->n_aligned,
+		    "%sfile %+" PRId64 " bytes\n", name, P->n_aligned,
 		    plural(P->n_aligned), P->windows_after,
-		    plural(P->windows_after), growth);
+		    plural(P->windows_after), others, growth);
 }
 
 void
@@ -118,19 +122,52 @@ report_plan_table(FILE *f, const struct elf_layout *L, const struct plan *P)
 	}
 }
 
+/* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	size_t n, i;
+
+	if (*p < 0x80)
+		return 1;
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * A JSON string.  JSON is UTF-8: a byte of a file name that is not valid
+ * UTF-8 becomes U+FFFD, so the line still parses.
+ */
 void
 json_string(FILE *f, const char *s)
 {
-	const unsigned char *p;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
 
 	fputc('"', f);
-	for (p = (const unsigned char *)s; *p; p++) {
+	while (*p) {
 		if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
 		else if (*p < 0x20 || *p == 0x7f)
 			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+		else if ((n = utf8_len(p)) == 0)
+			fputs("\\ufffd", f);
+		else {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
+		p++;
 	}
 	fputc('"', f);
 }
@@ -382,6 +419,25 @@ compat_text(const struct compat_finding *c, char *text, size_t len)
 	}
 }
 
+/*
+ * A page-size finding says the same as the plan's offset finding where the
+ * plan asks for no more than the page; the page-size one, which says
+ * whether padding fixes it, is kept.
+ */
+static bool
+said_by_compat(const struct elf_layout *L, const struct plan *P,
+    const struct compat_finding *cf, size_t ncf, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < ncf; k++)
+		if (cf[k].kind == COMPAT_OFFSET && cf[k].index == i &&
+		    offset_finding(L, P, i) &&
+		    required_modulus(L, P, i) <= cf[k].page)
+			return true;
+	return false;
+}
+
 void
 report_check(FILE *f, enum format fmt, const char *name,
     const struct elf_layout *L, const struct plan *P,
@@ -398,12 +454,10 @@ report_check(FILE *f, enum format fmt, const char *name,
 	}
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD &&
+		    !said_by_compat(L, P, cf, ncf, i) &&
 		    load_finding(L, P, i, text, sizeof(text)))
 			finding(f, fmt, name, text, &first);
 	for (i = 0; i < ncf; i++) {
-		/* Already said, modulo at least the page, by the plan. */
-		if (cf[i].kind == COMPAT_OFFSET && offset_finding(L, P, cf[i].index))
-			continue;
 		compat_text(&cf[i], text, sizeof(text));
 		finding(f, fmt, name, text, &first);
 	}

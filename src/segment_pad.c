@@ -564,6 +564,8 @@ summarise(const struct elf_layout *L, struct plan *P)
 		    sp->new_align != s->align;
 
 		P->changed |= moved;
+		if (moved && s->type == PT_LOAD)
+			P->n_loads_changed++;
 		if (moved && sp->verdict == SEG_ELIGIBLE)
 			P->n_aligned++;
 	}
@@ -599,19 +601,11 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 	return plan_verify(L, p, P, e);
 }
 
-int
-plan_build(const struct elf_layout *L, const struct plan_params *p,
+static int
+plan_once(const struct elf_layout *L, const struct plan_params *p,
     struct plan *P, struct plan_error *e)
 {
 	memset(P, 0, sizeof(*P));
-	memset(e, 0, sizeof(*e));
-	if (!is_pow2(p->target) || !is_pow2(p->min_page) ||
-	    !is_pow2(p->base_page) || p->base_page > p->target ||
-	    (p->fallback != 0 && (!is_pow2(p->fallback) ||
-	    p->fallback < p->base_page || p->fallback > p->target)))
-		return fail(e, PLAN_BAD_PARAMS, 0, 0, p->target);
-	if (check_segments(L, p, e) != 0)
-		return -1;
 	P->target = p->target;
 	P->min_page = p->min_page;
 	P->segs = calloc(L->nsegs ? L->nsegs : 1, sizeof(*P->segs));
@@ -625,6 +619,38 @@ plan_build(const struct elf_layout *L, const struct plan_params *p,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The machine's largest page is a floor for files the tool rewrites
+ * anyway, so a rewritten file loads with any page size the machine has.
+ * It alone is no reason to rewrite: a file whose eligible segments are
+ * aligned is left alone, even if it was linked for small pages only.  An
+ * explicit --page-size (min_align) always applies.
+ */
+int
+plan_build(const struct elf_layout *L, const struct plan_params *p,
+    struct plan *P, struct plan_error *e)
+{
+	struct plan_params bare = *p;
+
+	memset(P, 0, sizeof(*P));
+	memset(e, 0, sizeof(*e));
+	if (!is_pow2(p->target) || !is_pow2(p->min_page) ||
+	    !is_pow2(p->base_page) || p->base_page > p->target ||
+	    (p->fallback != 0 && (!is_pow2(p->fallback) ||
+	    p->fallback < p->base_page || p->fallback > p->target)))
+		return fail(e, PLAN_BAD_PARAMS, 0, 0, p->target);
+	if (check_segments(L, p, e) != 0)
+		return -1;
+	if (p->min_align == 0)
+		bare.min_page = p->base_page;
+	if (plan_once(L, &bare, P, e) != 0)
+		return -1;
+	if (!P->changed || bare.min_page == p->min_page)
+		return 0;
+	plan_free(P);
+	return plan_once(L, p, P, e);
 }
 
 void
