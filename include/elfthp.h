@@ -59,6 +59,7 @@ struct elf_layout {
 	uint64_t shentsize;
 	bool has_interp;	/* PT_INTERP present: an executable */
 	bool flags1_pie;	/* DT_FLAGS_1 has DF_1_PIE */
+	bool has_soname;	/* DT_SONAME present */
 	struct seg_desc *segs;	/* every program header, in table order */
 	size_t nsegs;
 	struct sec_desc *secs;	/* every section header, in table order */
@@ -72,6 +73,8 @@ struct plan_params {
 	uint64_t base_page;	/* input must be congruent modulo this to be valid */
 	uint64_t min_align;	/* --page-size: every PT_LOAD's p_align at least this */
 	uint64_t fallback;	/* for segments without a target window, 0: none */
+	uint64_t page;		/* base page of the geometry: every PT_LOAD
+				   must be congruent modulo it to load */
 };
 
 /* Why a PT_LOAD is or is not eligible. */

@@ -304,7 +304,10 @@ copy_shdrs(Elf *elf, const struct raw_hdr *h, struct elf_layout *L,
 	return READ_OK;
 }
 
-/* PIE or shared library?  Only DT_FLAGS_1 tells a static-pie from a DSO. */
+/*
+ * PIE or shared library?  DT_FLAGS_1 tells a static-pie from a DSO, and
+ * DT_SONAME a runnable DSO (libc.so.6 has PT_INTERP) from an old PIE.
+ */
 static void
 read_dynamic_flags(Elf *elf, struct elf_layout *L)
 {
@@ -331,6 +334,8 @@ read_dynamic_flags(Elf *elf, struct elf_layout *L)
 				break;
 			if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
 				L->flags1_pie = true;
+			if (dyn.d_tag == DT_SONAME)
+				L->has_soname = true;
 		}
 	}
 }

@@ -117,6 +117,7 @@ params_for(uint16_t machine, uint64_t page_size, uint64_t align,
 		return -1;
 	}
 	p->base_page = 4 * KiB;
+	p->page = page;
 	/* An explicit page size asks for a file that loads on such pages. */
 	p->min_align = page_size;
 	p->min_page = m->max_page > page ? m->max_page : page;

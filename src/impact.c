@@ -163,7 +163,9 @@ file_kind(const struct elf_layout *L)
 {
 	if (L->type == ET_EXEC)
 		return "executable";
-	if (L->has_interp || L->flags1_pie)
+	if (L->flags1_pie)
 		return L->has_interp ? "pie" : "static-pie";
+	if (L->has_interp && !L->has_soname)
+		return "pie";	/* linked before DF_1_PIE existed */
 	return "shared-library";
 }

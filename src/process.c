@@ -293,7 +293,7 @@ impact_for(struct job *j, const struct geometry *g, struct seg_desc *after,
 {
 	struct plan_params params = { geometry_target(g),
 		machine_max_page(j->layout.machine), 4096, 0,
-		geometry_fallback(g) };
+		geometry_fallback(g), g->page };
 	struct plan P;
 	enum file_class c;
 

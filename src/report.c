@@ -320,9 +320,10 @@ report_impact(FILE *f, enum format fmt, const char *name,
 		fputs("{\"file\":", f);
 		json_string(f, name);
 		fprintf(f, ",\"machine\":\"%s\",\"type\":\"%s\",\"geometry\":"
-		    "\"%s\",\"pmd\":%" PRIu64 ",\"base_aligned_now\":%s,"
-		    "\"base_aligned_after\":%s,", machine_name(L->machine),
-		    file_kind(L), own->name, P->target,
+		    "\"%s\",\"pmd\":%" PRIu64 ",\"alignment\":%" PRIu64
+		    ",\"base_aligned_now\":%s,\"base_aligned_after\":%s,",
+		    machine_name(L->machine), file_kind(L), own->name, own->pmd,
+		    P->target,
 		    P->base_aligned_now ? "true" : "false",
 		    after ? "true" : "false");
 		impact_json_segments(f, L, P, own->pmd);

@@ -625,8 +625,9 @@ plan_once(const struct elf_layout *L, const struct plan_params *p,
  * The machine's largest page is a floor for files the tool rewrites
  * anyway, so a rewritten file loads with any page size the machine has.
  * It alone is no reason to rewrite: a file whose eligible segments are
- * aligned is left alone, even if it was linked for small pages only.  An
- * explicit --page-size (min_align) always applies.
+ * aligned, and that loads with the geometry's own page, is left alone,
+ * even if it was linked for small pages only.  An explicit --page-size
+ * (min_align) always applies.
  */
 int
 plan_build(const struct elf_layout *L, const struct plan_params *p,
@@ -644,7 +645,7 @@ plan_build(const struct elf_layout *L, const struct plan_params *p,
 	if (check_segments(L, p, e) != 0)
 		return -1;
 	if (p->min_align == 0)
-		bare.min_page = p->base_page;
+		bare.min_page = p->page > p->base_page ? p->page : p->base_page;
 	if (plan_once(L, &bare, P, e) != 0)
 		return -1;
 	if (!P->changed || bare.min_page == p->min_page)

@@ -21,8 +21,8 @@
 #define K(x) ((uint64_t)(x) << 10)
 #define M(x) ((uint64_t)(x) << 20)
 
-static const struct plan_params x86 = { M(2), K(4), K(4), 0, 0 };
-static const struct plan_params arm64 = { M(2), K(64), K(4), 0, 0 };
+static const struct plan_params x86 = { M(2), K(4), K(4), 0, 0, K(4) };
+static const struct plan_params arm64 = { M(2), K(64), K(4), 0, 0, K(4) };
 
 /* A file: ELF header and program headers at the front, nothing else. */
 struct fixture {
@@ -579,6 +579,7 @@ test_seed_patch_rule(void **state)
 
 	seg(f, PT_INTERP, PF_R, 0x2a8, 0x2a8, 0x1c, 0x1c, 1);
 	f->L.has_interp = true;	/* what the reader sets for PT_INTERP */
+	f->L.flags1_pie = true;	/* and for DF_1_PIE in DT_FLAGS_1 */
 	r = load(f, PF_R, 0, 0, M(4));
 	text = load(f, PF_R | PF_X, M(4), M(4) + K(4), M(6));
 	assert_string_equal(file_kind(&f->L), "pie");
@@ -586,6 +587,7 @@ test_seed_patch_rule(void **state)
 	/* Congruent but not PMD-aligned: the tool aligns it, the patch does not. */
 	assert_false(seed_patch_aligns(&f->L, &f->segs[text], M(2)));
 	f->L.has_interp = false;
+	f->L.flags1_pie = false;
 	assert_string_equal(file_kind(&f->L), "shared-library");
 	assert_false(seed_patch_aligns(&f->L, &f->segs[r], M(2)));
 }
@@ -595,7 +597,7 @@ static void
 test_fallback_target_for_small_segments(void **state)
 {
 	struct fixture *f = *state = new_file(ET_DYN, M(80));
-	struct plan_params p = { M(32), K(64), K(4), K(16), M(2) };
+	struct plan_params p = { M(32), K(64), K(4), K(16), M(2), K(16) };
 	size_t big, small;
 
 	f->L.machine = EM_AARCH64;
@@ -611,6 +613,20 @@ test_fallback_target_for_small_segments(void **state)
 	assert_int_equal(f->P.segs[small].new_align, M(2));
 	assert_true(congruent(f->P.segs[small].new_offset,
 	    M(70) + 0x20700, M(2)));
+}
+
+/* aarch64 linked for 4 KiB pages, nothing eligible: the 64 KiB floor alone
+ * is no reason to rewrite. */
+static void
+test_floor_alone_changes_nothing(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(1));
+
+	f->L.machine = EM_AARCH64;
+	load(f, PF_R | PF_X, 0, 0, 0x87c);
+	load(f, PF_R | PF_W, 0xdc8, 0x1dc8, 0x270);
+	plan_ok(f, &arm64);
+	assert_false(f->P.changed);
 }
 
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
@@ -645,6 +661,7 @@ main(void)
 		T(test_impact_arm64_contiguous_blocks),
 		T(test_seed_patch_rule),
 		T(test_fallback_target_for_small_segments),
+		T(test_floor_alone_changes_nothing),
 	};
 
 	return cmocka_run_group_tests_name("planner", tests, NULL, NULL);
