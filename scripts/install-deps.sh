@@ -6,12 +6,15 @@ set -eu
 
 BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev"
 # Independent checkers and fixture toolchains used by `make check`.
-TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl
+TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl e2fsprogs
+ cmake strace python3 coreutils util-linux
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
  gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user"
+# Peers and timers for make bench.
+BENCH="hyperfine patchelf pax-utils time"
 
 missing=""
-for p in $BUILD $TEST; do
+for p in $BUILD $TEST $BENCH; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
