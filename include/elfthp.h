@@ -240,11 +240,12 @@ struct atomic_file {
 	char *final_path;
 	char *tmp_path;
 	int fd;
+	bool durable;
 };
 int atomic_open(struct atomic_file *, const char *final_path, char *, size_t);
 int atomic_copy_metadata(struct atomic_file *, int src_fd, bool owner_required,
     char *, size_t);
-int atomic_sync(struct atomic_file *, char *, size_t);
+int atomic_sync(struct atomic_file *, bool durable, char *, size_t);
 int atomic_rename(struct atomic_file *, char *, size_t);
 void atomic_abort(struct atomic_file *);
 
@@ -259,6 +260,7 @@ struct options {
 	bool quiet;
 	bool recursive;
 	bool one_fs;		/* -x: stay on the device of each argument */
+	bool no_sync;		/* --no-sync: no fsync before the rename */
 	int verbose;
 	unsigned jobs;
 	long pid;

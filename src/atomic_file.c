@@ -276,13 +276,17 @@ sync_dir(const char *path)
 	free(copy);
 }
 
-/* Data and metadata on disk before the rename can make them visible. */
+/*
+ * Data and metadata on disk before the rename can make them visible, unless
+ * the caller does not need that (--no-sync: build outputs it can remake).
+ */
 int
-atomic_sync(struct atomic_file *a, char *err, size_t n)
+atomic_sync(struct atomic_file *a, bool durable, char *err, size_t n)
 {
 	int rc = 0;
 
-	if (fsync(a->fd) != 0)
+	a->durable = durable;
+	if (durable && fsync(a->fd) != 0)
 		rc = aerr(err, n, "fsync: %s", strerror(errno));
 	if (close(a->fd) != 0 && rc == 0)
 		rc = aerr(err, n, "close: %s", strerror(errno));
@@ -302,7 +306,8 @@ atomic_rename(struct atomic_file *a, char *err, size_t n)
 		return -1;
 	}
 	pending_remove(a->tmp_path);
-	sync_dir(a->final_path);
+	if (a->durable)
+		sync_dir(a->final_path);
 	free(a->tmp_path);
 	free(a->final_path);
 	a->tmp_path = a->final_path = NULL;

@@ -25,6 +25,7 @@ enum {
 	OPT_CHECK,
 	OPT_PID,
 	OPT_FORMAT,
+	OPT_NO_SYNC,
 };
 
 static const struct option longopts[] = {
@@ -41,6 +42,7 @@ static const struct option longopts[] = {
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "no-sync", no_argument, NULL, OPT_NO_SYNC },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -52,7 +54,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: elfthp-align [-nqrvx] [-j N] [-o output] "
 	    "[--page-size 4k|16k|64k]\n"
-	    "                    [--align size] path ...\n"
+	    "                    [--align size] [--no-sync] path ...\n"
 	    "       elfthp-align --report [--format text|json] "
 	    "[--page-size 4k|16k|64k] file ...\n"
 	    "       elfthp-align --check [-qrx] [-j N] [--format text|json]\n"
@@ -81,6 +83,8 @@ help(void)
 	    "16k or 64k\n"
 	    "      --align SIZE       alignment for eligible segments "
 	    "(default: the PMD)\n"
+	    "      --no-sync          do not fsync before the rename (build "
+	    "outputs only)\n"
 	    "      --report           print the expected iTLB and RSS impact, "
 	    "write nothing\n"
 	    "      --check            audit: exit 1 if a file would be "
@@ -142,6 +146,7 @@ parse_long(struct options *o, int ch, const char *arg)
 			errx(EXIT_USAGE, "--align: '%s' is not a power of two "
 			    "from 4k to 1G", arg);
 		break;
+	case OPT_NO_SYNC: o->no_sync = true; break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
@@ -209,8 +214,8 @@ validate(const struct options *o, int nargs)
 		usage(stderr);
 		exit(EXIT_USAGE);
 	}
-	if (!rewriting && (o->dry_run || o->output != NULL))
-		errx(EXIT_USAGE, "-n and -o only apply to rewriting");
+	if (!rewriting && (o->dry_run || o->output != NULL || o->no_sync))
+		errx(EXIT_USAGE, "-n, -o and --no-sync only apply to rewriting");
 	if (o->mode == MODE_REPORT && o->recursive)
 		errx(EXIT_USAGE, "--report takes files, not -r");
 	if (o->output != NULL && (nargs != 1 || o->recursive))

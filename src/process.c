@@ -198,7 +198,7 @@ write_new(struct job *j, const char *final, bool in_place)
 		atomic_abort(&a);
 		return file_error(j, "%s", m);
 	}
-	if (atomic_sync(&a, m, n) != 0)
+	if (atomic_sync(&a, !j->o->no_sync, m, n) != 0)
 		return file_error(j, "%s", m);
 	/* Last look, as close to the rename as it can be. */
 	if (!input_unchanged(j, in_place)) {

@@ -1,0 +1,37 @@
+#!/bin/bash
+# test_nosync.sh BUILDDIR - --no-sync skips fsync and nothing else.
+#
+# strace counts the fsync calls of a rewrite with and without --no-sync;
+# the two outputs must be identical, congruent, and run.
+. "$(dirname "$0")/lib.sh"
+need_builddir "$@"
+need_tool
+
+if ! command -v strace >/dev/null; then
+    skip "--no-sync" "strace not installed"
+    finish
+fi
+fixture_line lld-pie || { skip "--no-sync" "no lld-pie fixture"; finish; }
+SRC="$BUILD/$FX_FILE"
+cp "$SRC" "$WORK/durable" && cp "$SRC" "$WORK/fast"
+
+fsyncs() {	# fsyncs LOG: fsync and fdatasync calls that returned
+    grep -cE '^([0-9]+ +)?f(data)?sync\(' "$1"
+}
+
+strace -f -o "$WORK/durable.log" -e trace=fsync,fdatasync "$TOOL" "$WORK/durable" >/dev/null
+strace -f -o "$WORK/fast.log" -e trace=fsync,fdatasync "$TOOL" --no-sync "$WORK/fast" >/dev/null
+n=$(fsyncs "$WORK/durable.log")
+if [ "$n" -ge 2 ]; then pass "default: file and directory are fsynced ($n calls)"
+else fail "default: file and directory are fsynced" "$n fsync calls"; fi
+n=$(fsyncs "$WORK/fast.log")
+if [ "$n" -eq 0 ]; then pass "--no-sync: no fsync"
+else fail "--no-sync: no fsync" "$n fsync calls"; fi
+if cmp -s "$WORK/durable" "$WORK/fast"; then pass "--no-sync writes the same bytes"
+else fail "--no-sync writes the same bytes" "outputs differ"; fi
+assert "--no-sync output is congruent" check_congruence "$WORK/fast"
+assert "--no-sync output runs like the original" run_same "$SRC" "$WORK/fast"
+run_tool --check --no-sync "$WORK/fast"
+if [ "$T_RC" -eq 2 ] && [ -n "$T_ERR" ]; then pass "--no-sync is refused outside rewriting"
+else fail "--no-sync is refused outside rewriting" "rc=$T_RC err=[$T_ERR]"; fi
+finish
