@@ -4,6 +4,8 @@
 #   make check      unit tests, then integration tests on fixtures built here
 #   make demo       rewrite an embedded example and show what changed
 #   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
+#   make fuzz       libFuzzer for FUZZ_SECONDS (default 60)
+#   make corpus     rewrite and check copies of the system's ELF files
 #   make deps       install the Debian packages the build and tests need
 #   make install    PREFIX (default /usr/local) and DESTDIR are honoured
 
@@ -39,7 +41,7 @@ PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
 
 UNIT_TESTS = tests/unit/test_segment_pad
 
-.PHONY: all check demo bench deps install clean
+.PHONY: all check demo bench fuzz corpus deps install clean
 
 all: elfthp-align
 
@@ -61,6 +63,16 @@ demo: elfthp-align
 
 bench: elfthp-align
 	@bash bench/run.sh
+
+# libFuzzer over the read and plan passes, FUZZ_SECONDS long (FUZZ_WRITE=1
+# also runs the write pass); crashing inputs land in tests/hostile/found/.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@bash fuzz/run.sh $(FUZZ_SECONDS)
+
+# Rewrite copies of every ELF under CORPUS_DIRS and check them (tests/corpus.sh).
+corpus: elfthp-align
+	@bash tests/corpus.sh $(CORPUS_ARGS)
 
 deps:
 	@sh scripts/install-deps.sh

@@ -141,6 +141,30 @@ check_load_ranges(const struct elf_layout *L, const struct plan *P,
 	return rc;
 }
 
+static bool
+ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return alen > 0 && blen > 0 && a < b + blen && b < a + alen;
+}
+
+/* The new section header table must not be written over other headers or segment bytes. */
+static int
+check_shdrs_apart(const struct elf_layout *L, const struct plan *P,
+    struct plan_error *e)
+{
+	uint64_t len = L->nsecs * L->shentsize;
+	size_t i;
+
+	if (ranges_meet(P->new_shoff, len, 0, L->phoff + L->nsegs *
+	    L->phentsize))
+		return bad(e, "section headers over the program headers", 0);
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD && ranges_meet(P->new_shoff, len,
+		    P->segs[i].new_offset, L->segs[i].filesz))
+			return bad(e, "section headers over a PT_LOAD", i);
+	return 0;
+}
+
 static int
 check_sections(const struct elf_layout *L, const struct plan *P,
     struct plan_error *e)
@@ -161,7 +185,7 @@ check_sections(const struct elf_layout *L, const struct plan *P,
 	if (P->new_shoff % align != 0 ||
 	    !within(P->new_shoff, L->nsecs * L->shentsize, P->new_size))
 		return bad(e, "section header table misplaced", 0);
-	return 0;
+	return check_shdrs_apart(L, P, e);
 }
 
 int
@@ -249,6 +273,14 @@ plan_strerror(const struct plan_error *e, char *buf, size_t len)
 	case PLAN_SPLIT_SHDRS:
 		snprintf(buf, len, "section header table spans PT_LOADs that "
 		    "must move apart");
+		break;
+	case PLAN_SHDRS_OVERLAP:
+		if (e->index == SIZE_MAX)
+			snprintf(buf, len, "section header table (at 0x%llx) "
+			    "overlaps the ELF or program headers", v);
+		else
+			snprintf(buf, len, "section header table (at 0x%llx) "
+			    "overlaps PT_LOAD %zu", v, e->index);
 		break;
 	case PLAN_TOO_BIG:
 		snprintf(buf, len, "the rewritten file (%llu bytes) would pass "

@@ -105,6 +105,35 @@ check_one_load(const struct seg_desc *s, size_t i,
 	return 0;
 }
 
+static bool
+overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return alen > 0 && blen > 0 && a < b + blen && b < a + alen;
+}
+
+/*
+ * The section header table is rewritten after the program headers and the
+ * segments' bytes: sharing bytes with any of them, one write would undo
+ * the other.  Linkers never place it so; refuse it.
+ */
+static int
+check_shdr_table(const struct elf_layout *L, struct plan_error *e)
+{
+	uint64_t len = L->nsecs * L->shentsize;
+	size_t i;
+
+	if (L->shoff == 0 || len == 0)
+		return 0;
+	if (overlaps(L->shoff, len, 0, L->ehdr_size) ||
+	    overlaps(L->shoff, len, L->phoff, L->nsegs * L->phentsize))
+		return fail(e, PLAN_SHDRS_OVERLAP, SIZE_MAX, 0, L->shoff);
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD && overlaps(L->shoff, len,
+		    L->segs[i].offset, L->segs[i].filesz))
+			return fail(e, PLAN_SHDRS_OVERLAP, i, 0, L->shoff);
+	return 0;
+}
+
 /* Validate what the reader could not: relations between headers. */
 static int
 check_segments(const struct elf_layout *L, const struct plan_params *p,
@@ -143,7 +172,7 @@ check_segments(const struct elf_layout *L, const struct plan_params *p,
 		if (c->size > L->file_size || c->offset > L->file_size - c->size)
 			return fail(e, PLAN_SEC_PAST_EOF, i, 0, c->offset);
 	}
-	return 0;
+	return check_shdr_table(L, e);
 }
 
 static int

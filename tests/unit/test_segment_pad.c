@@ -629,6 +629,21 @@ test_floor_alone_changes_nothing(void **state)
 	assert_false(f->P.changed);
 }
 
+/* Found by the fuzzer: section headers over the program headers. */
+static void
+test_rejects_shdrs_over_headers(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(9));
+
+	load(f, PF_R, 0, 0, K(4));
+	load(f, PF_R | PF_X, K(4), K(4), M(8));
+	f->L.nsegs = 2;
+	f->L.shoff = 0x98;	/* inside the program header table */
+	f->L.shentsize = 64;
+	sec(f, SHT_NULL, 0, 0, 0, 0, 0);
+	expect_error(f, PLAN_SHDRS_OVERLAP);
+}
+
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
 int
@@ -662,6 +677,7 @@ main(void)
 		T(test_seed_patch_rule),
 		T(test_fallback_target_for_small_segments),
 		T(test_floor_alone_changes_nothing),
+		T(test_rejects_shdrs_over_headers),
 	};
 
 	return cmocka_run_group_tests_name("planner", tests, NULL, NULL);

@@ -1,0 +1,134 @@
+#!/bin/bash
+# fuzz/run.sh [SECONDS] - build the libFuzzer harness fuzz_read_plan and run
+# it for SECONDS (default 60).
+#
+# Everything goes to fuzz/build/:
+#   obj/, fuzz_read_plan   the harness and the reader/planner objects, built
+#                          with clang -fsanitize=fuzzer,address,undefined
+#                          (fuzz_read_plan_write with FUZZ_WRITE=1)
+#   seeds/                 the seed corpus: small ELF files (hello worlds
+#                          built here, a few small system files) and the
+#                          hostile variants from tests/hostile/gen.sh, plus
+#                          tests/hostile/found/*
+#   corpus/                what the fuzzer learned (kept between runs)
+#   crashes/               crashing inputs (crash-*, leak-*, timeout-*, oom-*)
+#   fuzz.log               libFuzzer's output (fuzz-write.log with FUZZ_WRITE=1)
+# The fuzzer runs in fork mode and carries on after a crash, so one run can
+# find several.  At the end it prints the executions and the crashes; each
+# new crashing input is copied into tests/hostile/found/ (test_hostile.sh
+# runs the tool on every file there) and its stack is shown.
+#
+# Environment: CLANG (default clang), FUZZ_WRITE=1 also links the write pass
+# (src/phdr_rewrite.c) and checks that a rewrite reads back as aligned,
+# FUZZ_FLAGS adds libFuzzer flags.  Exit 1 if the build fails or a crash was
+# found, else 0.
+set -u
+SECONDS_TO_RUN=${1:-60}
+case $SECONDS_TO_RUN in ''|*[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 1 ;; esac
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+B=$HERE/build
+CLANG=${CLANG:-clang}
+FOUND=$ROOT/tests/hostile/found
+mkdir -p "$B/obj" "$B/seeds" "$B/corpus" "$B/crashes" || exit 1
+
+# --- build -----------------------------------------------------------------
+SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE"
+SRCS="src/elf_read.c src/segment_pad.c src/plan_check.c src/compat.c src/geometry.c src/impact.c"
+variant=read BIN=$B/fuzz_read_plan LOG=$B/fuzz.log
+if [ "${FUZZ_WRITE:-0}" = 1 ]; then
+    SRCS="$SRCS src/phdr_rewrite.c"
+    CFLAGS="$CFLAGS -DFUZZ_WRITE"
+    variant=write BIN=$B/fuzz_read_plan_write LOG=$B/fuzz-write.log
+fi
+pc=$(pkg-config --cflags --libs libelf libbsd) || { echo "run.sh: pkg-config libelf libbsd failed" >&2; exit 1; }
+cd "$ROOT" || exit 1
+objs=""
+echo "# building fuzz_read_plan ($variant) with $CLANG"
+for s in $SRCS fuzz/fuzz_read_plan.c; do
+    o=$B/obj/$(basename "${s%.c}").$variant.o
+    if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ include/elfthp.h -nt "$o" ] || [ "$0" -nt "$o" ]; then
+        $CLANG $CFLAGS $(pkg-config --cflags libelf libbsd) -c -o "$o" "$s" ||
+            { echo "run.sh: compiling $s failed" >&2; exit 1; }
+    fi
+    objs="$objs $o"
+done
+$CLANG $SAN -o "$BIN" $objs $pc ||
+    { echo "run.sh: linking failed" >&2; exit 1; }
+
+# --- seed corpus -----------------------------------------------------------
+MAXLEN=65536
+if [ ! -f "$B/seeds/.done" ]; then
+    echo "# making the seed corpus"
+    t=$(mktemp -d "${TMPDIR:-/tmp}/elfthp-fuzz.XXXXXX") || exit 1
+    printf '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n' > "$t/h.c"
+    gcc -O2 -o "$t/hello-gnu" "$t/h.c" 2>/dev/null
+    gcc -O2 -no-pie -o "$t/hello-nopie" "$t/h.c" 2>/dev/null
+    gcc -O2 -shared -fPIC -o "$t/lib-gnu.so" "$t/h.c" 2>/dev/null
+    gcc -O2 -fuse-ld=lld -o "$t/hello-lld" "$t/h.c" 2>/dev/null
+    gcc -O2 -static-pie -o "$t/hello-static-pie" "$t/h.c" 2>/dev/null
+    command -v aarch64-linux-gnu-gcc >/dev/null &&
+        aarch64-linux-gnu-gcc -O2 -o "$t/hello-aarch64" "$t/h.c" 2>/dev/null
+    command -v powerpc-linux-gnu-gcc >/dev/null &&
+        powerpc-linux-gnu-gcc -O2 -o "$t/hello-ppc32" "$t/h.c" 2>/dev/null
+    for f in "$t"/hello-* "$t"/lib-*; do
+        [ -f "$f" ] && [ "$(stat -c %s "$f")" -le $MAXLEN ] && cp "$f" "$B/seeds/"
+    done
+    # A few small files from the system (executables and libraries).
+    n=0
+    for f in /usr/bin/true /usr/bin/env /usr/lib/x86_64-linux-gnu/libdl.so.2 \
+             /usr/lib/x86_64-linux-gnu/librt.so.1 /usr/lib/x86_64-linux-gnu/libutil.so.1 \
+             /usr/bin/sleep /usr/bin/basename; do
+        [ -f "$f" ] && [ "$(stat -Lc %s "$f")" -le $MAXLEN ] &&
+            cp -L "$f" "$B/seeds/sys-$(basename "$f")" && n=$((n + 1))
+    done
+    # Hostile variants of the small lld program (the fixture: lld moves text).
+    if [ -f "$t/hello-lld" ] && bash "$ROOT/tests/hostile/gen.sh" "$t/hostile" "$t/hello-lld" >/dev/null; then
+        for f in "$t"/hostile/* "$t"/hostile/base/*; do
+            [ -f "$f" ] || continue
+            case $(basename "$f") in *.txt) continue ;; esac
+            [ "$(stat -c %s "$f")" -le $MAXLEN ] && cp "$f" "$B/seeds/hostile-$(basename "$f")"
+        done
+    fi
+    rm -rf "$t"
+    touch "$B/seeds/.done"
+fi
+if [ -d "$FOUND" ]; then
+    for f in "$FOUND"/*; do [ -f "$f" ] && cp "$f" "$B/seeds/found-$(basename "$f")"; done
+fi
+echo "# seeds: $(ls "$B/seeds" | wc -l) files; corpus: $(ls "$B/corpus" | wc -l) files"
+
+# --- run -------------------------------------------------------------------
+before=$(ls "$B/crashes" | sort)
+echo "# fuzzing for $SECONDS_TO_RUN s (log: $LOG)"
+start=$(date +%s)
+"$BIN" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -max_total_time="$SECONDS_TO_RUN" -max_len=$MAXLEN -timeout=20 -rss_limit_mb=2048 \
+    -artifact_prefix="$B/crashes/" ${FUZZ_FLAGS:-} \
+    "$B/corpus" "$B/seeds" > "$LOG" 2>&1
+rc=$?
+elapsed=$(( $(date +%s) - start ))
+
+# Fork mode reports "#EXECS: cov: ... oom/timeout/crash: O/T/C time: ..." lines.
+last=$(grep -E '^#[0-9]+: cov:' "$LOG" | tail -n 1)
+execs=$(printf '%s\n' "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+otc=$(printf '%s\n' "$last" | sed -n 's|.*oom/timeout/crash: \([0-9/]*\).*|\1|p')
+cov=$(printf '%s\n' "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
+new=$(comm -13 <(printf '%s\n' "$before") <(ls "$B/crashes" | sort) | grep -v '^$')
+ncrash=$(printf '%s\n' "$new" | grep -c '^crash-\|^leak-\|^timeout-\|^oom-')
+
+echo "fuzz: ran $elapsed s, libFuzzer exit $rc"
+echo "fuzz: executions ${execs:-unknown}, coverage ${cov:-?} edges, oom/timeout/crash ${otc:-?}"
+echo "fuzz: $ncrash new crashing inputs in $B/crashes"
+if [ "$ncrash" -gt 0 ]; then
+    mkdir -p "$FOUND"
+    for c in $new; do
+        echo "## $c ($(stat -c %s "$B/crashes/$c") bytes) -> tests/hostile/found/$c"
+        cp "$B/crashes/$c" "$FOUND/$c"
+        "$BIN" "$B/crashes/$c" 2>&1 |
+            grep -E '^(==[0-9]+==ERROR|SUMMARY|fuzz_read_plan:|.*runtime error)|^ +#[0-9]+ ' | head -20
+    done
+fi
+[ "$rc" -eq 0 ] && [ "$ncrash" -eq 0 ] && exit 0
+exit 1

@@ -1,0 +1,555 @@
+#!/bin/bash
+# test_faults.sh BUILDDIR - file-level faults around an in-place rewrite.
+# Every failing case asserts that the original is byte-identical and that
+# no temporary file (NAME.elfthp-XXXXXX or .elfthp-XXXXXX) is left.
+#
+#   - read-only bind mount of a writable directory (in place and -o into it);
+#   - full disk (a small tmpfs filled up with a filler file), in place and -o;
+#     no inode left (tmpfs nr_inodes); an immutable file (chattr +i);
+#   - the input truncated, replaced or modified while the tool runs: strace
+#     delays one syscall the tool makes after reading and before the rename
+#     (copy_file_range, fchown, fchmod, fsync) and the test changes the input
+#     during the delay; the tool must exit 2 and not rename;
+#   - SIGINT, SIGTERM, SIGHUP during a rewrite (again held in a delayed
+#     syscall): the process dies of the signal, the original is intact and
+#     the temporary file is gone;
+#   - two tool processes on one file at once: both exit 0 (the second finds
+#     nothing to do), the result equals a single run's output and runs;
+#   - POSIX ACLs survive (alone and with owner, set-group-ID, capability and
+#     a user xattr); a file without an ACL in a directory with a default ACL
+#     gains none;
+#   - a running shared library rewritten: the process keeps its mapping,
+#     a new process loads the new file;
+#   - symlink chains, dangling links, link loops, a link to a hard-linked
+#     file; a UNIX socket, /dev/zero, and -o naming a FIFO, /dev/null or a
+#     directory (no hang, exit 2); a file name too long for NAME.elfthp-XXXXXX.
+# Not repeated here (test_safety.sh has them): mode/owner/set-ID bits,
+# security.capability and user xattrs alone, a plain symlink, hard links,
+# directories/FIFOs//dev/null as inputs, a read-only tmpfs, a running
+# executable.
+. "$(dirname "$0")/lib.sh"
+need_builddir "$@"
+need_tool
+
+FX=""
+for name in lld-pie gnu-pie; do
+    if fixture_line "$name"; then FX=$BUILD/$FX_FILE; break; fi
+done
+if [ -z "$FX" ]; then
+    skip "fault tests" "neither lld-pie nor gnu-pie was built"
+    finish
+fi
+am_root=no; [ "$(id -u)" -eq 0 ] && am_root=yes
+can_run=no; set_runner x86_64 && can_run=yes
+
+MOUNTS="" HELD="" IMMUTABLE=""
+cleanup_hook() {
+    local p m
+    for p in $HELD; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    for p in $IMMUTABLE; do chattr -i "$p" 2>/dev/null; done
+    for m in $MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+}
+
+# The reference: what one run makes of the fixture.
+REF=$WORK/reference
+run_tool -o "$REF" "$FX"
+if [ "$T_RC" -ne 0 ] || [ ! -f "$REF" ]; then
+    fail "reference rewrite of $(basename "$FX") with -o" "$(tool_said)"
+    finish
+fi
+if cmp -s "$FX" "$REF"; then
+    fail "reference rewrite changes the fixture" "$(basename "$FX") came out unchanged"
+fi
+
+N=0
+# fresh [SRC]: a new directory $WORK/fN with a copy of SRC (default the
+# fixture) as "prog"; D, F, SAVED (a copy to compare with), L (listing).
+fresh() {
+    N=$((N + 1))
+    D=$WORK/f$N
+    mkdir -p "$D" && cp "${1:-$FX}" "$D/prog" && chmod 755 "$D/prog"
+    F=$D/prog SAVED=$WORK/f$N.saved
+    cp "$F" "$SAVED"
+    L=$(listing "$D")
+}
+
+# no_temp DIR: no temporary file of the tool in DIR.
+no_temp() {
+    local left
+    left=$( (cd "$1" && ls -A) | grep -E '(^|\.)elfthp-')
+    [ -z "$left" ] && return 0
+    WHY="temporary file left in $1: $left"; return 1
+}
+
+# refused DESC FILE SAVED DIR LISTING: the last run failed cleanly.
+refused() {
+    local desc=$1 f=$2 saved=$3 dir=$4 l=$5
+    assert "$desc: exits 2" tool_rc 2
+    assert "$desc: message names the file" tool_err_names "$f"
+    assert "$desc: original byte-identical" same_file "$saved" "$f"
+    assert "$desc: no temporary file" no_temp "$dir"
+    assert "$desc: directory unchanged" same_listing "$dir" "$l"
+}
+
+# good_result DESC FILE: FILE is the reference result and runs.
+good_result() {
+    assert "$1: result equals a single run's output" same_file "$REF" "$2"
+    if [ $can_run = yes ]; then
+        assert "$1: result runs like the original" run_same "$FX" "$2"
+    fi
+}
+
+# --- strace-delayed runs ------------------------------------------------------
+
+SYSNR_CACHE=""
+# sysnr NAME: the syscall number of NAME on this machine.
+sysnr() {
+    printf '#include <sys/syscall.h>\nSYS_%s\n' "$1" | cpp -P 2>/dev/null | tail -n 1
+}
+
+# descendants PID: every process below PID.
+descendants() {
+    local c
+    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        echo "$c"
+        descendants "$c"
+    done
+}
+
+DELAY_US=2000000
+# delayed_start SYSCALL ARGS...: run the tool under strace, the first
+# SYSCALL held for DELAY_US; returns once the tool sits in that syscall
+# (TP: its pid; SP: the pid to wait for).  1 if it never got there.
+delayed_start() {
+    local sc=$1 nr i p; shift
+    nr=$(sysnr "$sc")
+    timeout 120 strace -f -qq -o /dev/null -e trace="$sc" \
+        -e inject="$sc":delay_enter=$DELAY_US:when=1 "$TOOL" "$@" \
+        > "$WORK/.d.out" 2> "$WORK/.d.err" < /dev/null &
+    SP=$! TP=""
+    for i in $(seq 1 400); do
+        for p in $(descendants "$SP"); do
+            if [ "$(cat /proc/"$p"/comm 2>/dev/null)" = elfthp-align ]; then
+                TP=$p
+                grep -qs "^$nr " /proc/"$p"/task/*/syscall && return 0
+            fi
+        done
+        kill -0 "$SP" 2>/dev/null || break
+        sleep 0.05
+    done
+    return 1
+}
+
+# delayed_wait: wait for the delayed run; T_RC, T_OUT, T_ERR as run_tool.
+delayed_wait() {
+    wait "$SP"
+    T_RC=$?
+    T_OUT=$(cat "$WORK/.d.out")
+    # strace's own complaints are not the tool's messages.
+    T_ERR=$(grep -v '^strace: ' "$WORK/.d.err")
+    rm -f "$WORK/.d.out" "$WORK/.d.err"
+}
+
+have_strace=yes
+if ! command -v strace >/dev/null || ! command -v cpp >/dev/null; then
+    have_strace=no
+elif ! strace -qq -o /dev/null -e trace=getpid -e inject=getpid:delay_enter=1 true 2>/dev/null; then
+    have_strace=no
+fi
+
+# ------------------------------------------------------------------------------
+echo "# read-only bind mount"
+if [ $am_root = yes ] && mkdir -p "$WORK/rosrc" "$WORK/robind" &&
+   mount --bind "$WORK/rosrc" "$WORK/robind" 2>/dev/null; then
+    MOUNTS="$WORK/robind $MOUNTS"
+    cp "$FX" "$WORK/rosrc/prog"
+    if mount -o remount,bind,ro "$WORK/robind" 2>/dev/null; then
+        cp "$FX" "$WORK/ro.saved"
+        l=$(listing "$WORK/rosrc")
+        run_tool "$WORK/robind/prog"
+        refused "read-only bind mount, in place" "$WORK/robind/prog" "$WORK/ro.saved" "$WORK/rosrc" "$l"
+        case $T_ERR in
+            *"ead-only"*) pass "read-only bind mount: message says read-only file system" ;;
+            *) fail "read-only bind mount: message says read-only file system" "$(tool_said)" ;;
+        esac
+        fresh
+        run_tool -o "$WORK/robind/out" "$F"
+        assert "read-only bind mount, -o into it: exits 2" tool_rc 2
+        assert "read-only bind mount, -o into it: message names the input" tool_err_names "$F"
+        [ ! -e "$WORK/rosrc/out" ] && pass "read-only bind mount, -o into it: no output" ||
+            fail "read-only bind mount, -o into it: no output" "$(ls -l "$WORK/rosrc")"
+        assert "read-only bind mount, -o into it: no temporary file" no_temp "$WORK/rosrc"
+        assert "read-only bind mount, -o into it: input byte-identical" same_file "$SAVED" "$F"
+        run_tool -n "$WORK/robind/prog"
+        assert "read-only bind mount: -n still works" tool_rc 0
+    else
+        skip "read-only bind mount" "cannot remount the bind mount read-only"
+    fi
+    umount "$WORK/robind" && MOUNTS=${MOUNTS/"$WORK/robind "/}
+else
+    skip "read-only bind mount" "cannot bind-mount (not root?)"
+fi
+
+# ------------------------------------------------------------------------------
+echo "# full disk"
+FXSIZE=$(stat -c %s "$FX")
+if [ $am_root = yes ] && mkdir -p "$WORK/full" &&
+   mount -t tmpfs -o size=$(( (FXSIZE / 1048576 + 4) ))m tmpfs "$WORK/full" 2>/dev/null; then
+    MOUNTS="$WORK/full $MOUNTS"
+    MNT=$WORK/full
+    cp "$FX" "$MNT/prog" && cp "$FX" "$WORK/full.saved"
+    # Fill the file system, then give back 256 KiB: room for the temporary
+    # file and the first bytes, not for the copy.
+    dd if=/dev/zero of="$MNT/filler" bs=64k status=none 2>/dev/null
+    truncate -s -256K "$MNT/filler"
+    avail0=$(df --output=avail -B1 "$MNT" | tail -n 1)
+    l=$(listing "$MNT")
+    run_tool "$MNT/prog"
+    refused "full disk, in place" "$MNT/prog" "$WORK/full.saved" "$MNT" "$l"
+    case $T_ERR in
+        *"No space left"*) pass "full disk: message says no space left" ;;
+        *) fail "full disk: message says no space left" "$(tool_said)" ;;
+    esac
+    avail1=$(df --output=avail -B1 "$MNT" | tail -n 1)
+    [ "$avail1" -eq "$avail0" ] && pass "full disk: free space given back ($avail1 bytes)" ||
+        fail "full disk: free space given back" "$avail0 bytes free before, $avail1 after"
+    fresh
+    run_tool -o "$MNT/out" "$F"
+    assert "full disk, -o onto it: exits 2" tool_rc 2
+    assert "full disk, -o onto it: message names the input" tool_err_names "$F"
+    [ ! -e "$MNT/out" ] && pass "full disk, -o onto it: no output" ||
+        fail "full disk, -o onto it: no output" "$(ls -l "$MNT")"
+    assert "full disk, -o onto it: no temporary file" no_temp "$MNT"
+    assert "full disk, -o onto it: input byte-identical" same_file "$SAVED" "$F"
+    umount "$MNT" && MOUNTS=${MOUNTS/"$MNT "/}
+else
+    skip "full disk" "cannot mount a tmpfs (not root?)"
+fi
+
+echo "# no inode left"
+if [ $am_root = yes ] && mkdir -p "$WORK/noino" &&
+   mount -t tmpfs -o size=$(( (FXSIZE / 1048576 + 8) ))m,nr_inodes=2 tmpfs "$WORK/noino" 2>/dev/null; then
+    MOUNTS="$WORK/noino $MOUNTS"
+    if cp "$FX" "$WORK/noino/prog" 2>/dev/null; then
+        l=$(listing "$WORK/noino")
+        run_tool "$WORK/noino/prog"
+        refused "no inode left" "$WORK/noino/prog" "$FX" "$WORK/noino" "$l"
+    else
+        skip "no inode left" "tmpfs with nr_inodes=2 cannot hold the fixture"
+    fi
+    umount "$WORK/noino" && MOUNTS=${MOUNTS/"$WORK/noino "/}
+else
+    skip "no inode left" "cannot mount a tmpfs with nr_inodes (not root?)"
+fi
+
+echo "# immutable file"
+fresh
+if command -v chattr >/dev/null && chattr +i "$F" 2>/dev/null; then
+    IMMUTABLE="$F"
+    run_tool "$F"
+    refused "immutable file (chattr +i)" "$F" "$SAVED" "$D" "$L"
+    chattr -i "$F"; IMMUTABLE=""
+else
+    skip "immutable file (chattr +i)" "chattr +i not supported on $WORK"
+fi
+
+# ------------------------------------------------------------------------------
+echo "# the input changes while the tool runs"
+if [ $have_strace = yes ]; then
+    OTHER=$WORK/other
+    cp "$FX" "$OTHER" && printf 'replacement' >> "$OTHER"
+    for sc in copy_file_range fchown fchmod fsync; do
+        for action in truncate replace modify; do
+            desc="$action during $sc"
+            fresh
+            if ! delayed_start "$sc" "$F"; then
+                delayed_wait
+                fail "$desc: tool held in $sc" "it never got there: $(tool_said)"
+                continue
+            fi
+            case $action in
+                truncate)
+                    truncate -s 4096 "$F"
+                    head -c 4096 "$SAVED" > "$WORK/expect" ;;
+                replace)
+                    cp "$OTHER" "$D/.incoming" && mv "$D/.incoming" "$F"
+                    cp "$OTHER" "$WORK/expect" ;;
+                modify)
+                    printf 'X' | dd of="$F" bs=1 seek=200000 conv=notrunc status=none
+                    cp "$SAVED" "$WORK/expect"
+                    printf 'X' | dd of="$WORK/expect" bs=1 seek=200000 conv=notrunc status=none ;;
+            esac
+            delayed_wait
+            assert "$desc: exits 2" tool_rc 2
+            assert "$desc: message names the file" tool_err_names "$F"
+            assert "$desc: not renamed (the file is what the other writer left)" \
+                same_file "$WORK/expect" "$F"
+            assert "$desc: no temporary file" no_temp "$D"
+            assert "$desc: directory unchanged" same_listing "$D" "$L"
+        done
+    done
+else
+    skip "input changed while the tool runs" "strace with syscall delay injection not available"
+fi
+
+# ------------------------------------------------------------------------------
+echo "# signals during a rewrite"
+if [ $have_strace = yes ]; then
+    for spec in INT:copy_file_range TERM:fsync HUP:fchmod INT:fsync; do
+        sig=${spec%%:*} sc=${spec#*:}
+        desc="SIG$sig during $sc"
+        fresh
+        if ! delayed_start "$sc" "$F"; then
+            delayed_wait
+            fail "$desc: tool held in $sc" "it never got there: $(tool_said)"
+            continue
+        fi
+        kill -"$sig" "$TP"
+        delayed_wait
+        want=$((128 + $(kill -l "$sig")))
+        [ "$T_RC" -eq "$want" ] && pass "$desc: the tool dies of the signal (exit $want)" ||
+            fail "$desc: the tool dies of the signal" "expected exit $want: $(tool_said)"
+        assert "$desc: original byte-identical" same_file "$SAVED" "$F"
+        assert "$desc: no temporary file" no_temp "$D"
+        assert "$desc: directory unchanged" same_listing "$D" "$L"
+    done
+else
+    skip "signals during a rewrite" "strace with syscall delay injection not available"
+fi
+
+# ------------------------------------------------------------------------------
+echo "# two tool processes on one file"
+if [ $have_strace = yes ]; then
+    fresh
+    if delayed_start fsync "$F"; then
+        # The first holds its lock while it syncs; the second must wait for it.
+        timeout 60 "$TOOL" "$F" > "$WORK/second.out" 2> "$WORK/second.err" < /dev/null &
+        second=$!
+        HELD="$second"
+        flock_nr=$(sysnr flock) waited=no
+        for _ in $(seq 1 40); do
+            for p in $(descendants "$second"); do
+                grep -qs "^$flock_nr " /proc/"$p"/task/*/syscall && waited=yes
+            done
+            [ $waited = yes ] && break
+            sleep 0.05
+        done
+        [ $waited = yes ] && pass "concurrent: the second run waits for the lock" ||
+            fail "concurrent: the second run waits for the lock" "it was never seen in flock()"
+        delayed_wait
+        wait "$second"; rc2=$?; HELD=""
+        assert "concurrent: first run exits 0" tool_rc 0
+        [ "$rc2" -eq 0 ] && pass "concurrent: second run exits 0" ||
+            fail "concurrent: second run exits 0" "rc $rc2: $(cat "$WORK/second.err")"
+        case $(cat "$WORK/second.out") in
+            *"nothing to do"*) pass "concurrent: second run finds nothing to do" ;;
+            *) fail "concurrent: second run finds nothing to do" "stdout [$(cat "$WORK/second.out")] stderr [$(cat "$WORK/second.err")]" ;;
+        esac
+        good_result "concurrent (held)" "$F"
+        assert "concurrent (held): no temporary file" no_temp "$D"
+        assert "concurrent (held): directory unchanged" same_listing "$D" "$L"
+    else
+        delayed_wait
+        fail "concurrent: first run held in fsync" "it never got there: $(tool_said)"
+    fi
+fi
+# Unsynchronised starts, several rounds.
+bad=""
+for round in 1 2 3 4 5; do
+    fresh
+    "$TOOL" "$F" > "$WORK/r1.out" 2> "$WORK/r1.err" < /dev/null & p1=$!
+    "$TOOL" "$F" > "$WORK/r2.out" 2> "$WORK/r2.err" < /dev/null & p2=$!
+    "$TOOL" "$F" > "$WORK/r3.out" 2> "$WORK/r3.err" < /dev/null & p3=$!
+    HELD="$p1 $p2 $p3"
+    wait $p1; r1=$?; wait $p2; r2=$?; wait $p3; r3=$?; HELD=""
+    [ "$r1$r2$r3" = 000 ] || bad="$bad; round $round: exit $r1 $r2 $r3 ($(cat "$WORK"/r?.err | tr '\n' ' '))"
+    n_done=$(cat "$WORK"/r?.out | grep -c 'segments\? aligned,')
+    n_noop=$(cat "$WORK"/r?.out | grep -c 'nothing to do')
+    [ "$n_done" -eq 1 ] && [ "$n_noop" -eq 2 ] ||
+        bad="$bad; round $round: $n_done rewrites, $n_noop no-ops: $(cat "$WORK"/r?.out | tr '\n' ' ')"
+    cmp -s "$REF" "$F" || bad="$bad; round $round: result differs from a single run"
+    no_temp "$D" || bad="$bad; round $round: $WHY"
+done
+[ -z "$bad" ] && pass "three runs at once, 5 rounds: all exit 0, one rewrite, same result, no temporary file" ||
+    fail "three runs at once, 5 rounds" "${bad#; }"
+[ $can_run = yes ] && assert "three runs at once: result runs" run_same "$FX" "$F"
+
+# ------------------------------------------------------------------------------
+echo "# POSIX ACLs"
+if command -v setfacl >/dev/null && fresh && setfacl -m u:nobody:r-x,g:nogroup:rwx "$F" 2>/dev/null; then
+    acl0=$(getfacl -cp "$F" 2>/dev/null) mode0=$(stat -c %a "$F")
+    run_tool "$F"
+    assert "ACL: rewrite exits 0" tool_rc 0
+    assert "ACL: file was rewritten" same_file "$REF" "$F"
+    acl1=$(getfacl -cp "$F" 2>/dev/null)
+    [ "$acl1" = "$acl0" ] && pass "ACL: access ACL survives" ||
+        fail "ACL: access ACL survives" "[$(echo "$acl0" | tr '\n' ' ')] -> [$(echo "$acl1" | tr '\n' ' ')]"
+    [ "$(stat -c %a "$F")" = "$mode0" ] && pass "ACL: mode survives ($mode0)" ||
+        fail "ACL: mode survives" "$mode0 -> $(stat -c %a "$F")"
+
+    # ACL with owner, set-group-ID, a user xattr and a capability, all at once.
+    fresh
+    if [ $am_root = yes ] && chown nobody:nogroup "$F" && chmod 2750 "$F" &&
+       setfacl -m u:daemon:r-x "$F" && setfattr -n user.fault -v yes "$F" 2>/dev/null &&
+       setcap cap_net_bind_service+ep "$F" 2>/dev/null; then
+        before="$(stat -c '%a %U:%G' "$F") $(getcap "$F" | awk '{print $2}') $(getfattr --only-values -n user.fault "$F" 2>/dev/null) $(getfacl -cp "$F" | tr '\n' ' ')"
+        run_tool "$F"
+        assert "ACL + set-group-ID + owner + xattr + capability: exits 0" tool_rc 0
+        after="$(stat -c '%a %U:%G' "$F") $(getcap "$F" | awk '{print $2}') $(getfattr --only-values -n user.fault "$F" 2>/dev/null) $(getfacl -cp "$F" | tr '\n' ' ')"
+        [ "$after" = "$before" ] && pass "ACL + set-group-ID + owner + xattr + capability survive together" ||
+            fail "ACL + set-group-ID + owner + xattr + capability survive together" "[$before] -> [$after]"
+    else
+        skip "ACL + set-group-ID + owner + xattr + capability" "cannot set them up here"
+    fi
+
+    # A directory's default ACL must not reach a file that had no ACL.
+    N=$((N + 1)) D=$WORK/f$N
+    mkdir -p "$D" "$WORK/f$N.src"
+    if setfacl -d -m u:nobody:rwx "$D" 2>/dev/null; then
+        cp "$FX" "$WORK/f$N.src/prog" && chmod 750 "$WORK/f$N.src/prog"
+        mv "$WORK/f$N.src/prog" "$D/prog"    # keeps "no ACL"
+        F=$D/prog
+        acl0=$(getfacl -cp "$F" 2>/dev/null)
+        run_tool "$F"
+        assert "default ACL on the directory: rewrite exits 0" tool_rc 0
+        acl1=$(getfacl -cp "$F" 2>/dev/null)
+        [ "$acl1" = "$acl0" ] && pass "default ACL on the directory: the file gains no ACL entry" ||
+            fail "default ACL on the directory: the file gains no ACL entry" \
+                "mode 750, no ACL before [$(echo "$acl0" | tr '\n' ' ')], after [$(echo "$acl1" | tr '\n' ' ')]"
+    else
+        skip "default ACL on the directory" "setfacl -d not supported on $WORK"
+    fi
+else
+    skip "POSIX ACLs" "setfacl missing or not supported on $WORK"
+fi
+
+# ------------------------------------------------------------------------------
+echo "# a running shared library"
+if [ $can_run = yes ] && fixture_line lld-shared; then
+    N=$((N + 1)) D=$WORK/f$N
+    mkdir -p "$D" && cp "$BUILD/$FX_FILE" "$BUILD/$FX_MAIN" "$D/"
+    LIB=$D/$FX_FILE MAIN=$D/$FX_MAIN
+    "$MAIN" --hold > "$WORK/hold.out" 2>&1 &
+    pid=$!
+    HELD=$pid
+    for _ in $(seq 1 100); do
+        grep -q '^ready$' "$WORK/hold.out" 2>/dev/null && break
+        sleep 0.1
+    done
+    if grep -q '^ready$' "$WORK/hold.out"; then
+        run_tool "$LIB"
+        assert "running library: rewrite exits 0" tool_rc 0
+        assert "running library: rewritten" check_congruence "$LIB"
+        kill -0 "$pid" 2>/dev/null && pass "running library: process still alive" ||
+            fail "running library: process still alive" "pid $pid is gone"
+        grep -q "$FX_FILE (deleted)" /proc/"$pid"/maps &&
+            pass "running library: the process still maps the old inode" ||
+            fail "running library: the process still maps the old inode" \
+                "$(grep "$FX_FILE" /proc/"$pid"/maps | head -2 | tr '\n' ' ')"
+        assert "running library: a new process loads the new library" \
+            run_same "$BUILD/$FX_MAIN" "$MAIN"
+    else
+        fail "running library: fixture started with --hold" "$(head -3 "$WORK/hold.out" | tr '\n' ' ')"
+    fi
+    kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; HELD=""
+else
+    skip "running shared library" "lld-shared not built or not x86_64"
+fi
+
+# ------------------------------------------------------------------------------
+echo "# links"
+fresh
+mkdir -p "$D/a" "$D/b"
+ln -s ../prog "$D/a/l1" && ln -s ../a/l1 "$D/b/l2"
+la=$(listing "$D/a") lb=$(listing "$D/b")
+run_tool "$D/b/l2"
+assert "symlink chain: exits 0" tool_rc 0
+[ -L "$D/a/l1" ] && [ -L "$D/b/l2" ] && [ "$(readlink "$D/b/l2")" = ../a/l1 ] &&
+    pass "symlink chain: both links kept" || fail "symlink chain: both links kept" "$(ls -lR "$D")"
+assert "symlink chain: target rewritten" same_file "$REF" "$D/prog"
+assert "symlink chain: no temporary file beside the target" no_temp "$D"
+assert "symlink chain: no temporary file beside the links" no_temp "$D/a"
+assert "symlink chain: no temporary file beside the links" no_temp "$D/b"
+
+N=$((N + 1)) D=$WORK/f$N; mkdir -p "$D"
+ln -s nowhere "$D/dangling"
+l=$(listing "$D")
+run_tool "$D/dangling"
+assert "dangling symlink: exits 2" tool_rc 2
+assert "dangling symlink: message names it" tool_err_names "$D/dangling"
+[ -L "$D/dangling" ] && [ "$(readlink "$D/dangling")" = nowhere ] && [ ! -e "$D/nowhere" ] &&
+    pass "dangling symlink: left alone, nothing created" || fail "dangling symlink: left alone" "$(ls -l "$D")"
+assert "dangling symlink: directory unchanged" same_listing "$D" "$l"
+
+ln -s loop2 "$D/loop1" && ln -s loop1 "$D/loop2"
+l=$(listing "$D")
+T_TIMEOUT=10 run_tool "$D/loop1"
+assert "symlink loop: exits 2 (no hang)" tool_rc 2
+assert "symlink loop: message names it" tool_err_names "$D/loop1"
+assert "symlink loop: directory unchanged" same_listing "$D" "$l"
+
+fresh
+ln "$F" "$D/hard" && ln -s prog "$D/soft"
+L=$(listing "$D")
+run_tool "$D/soft"
+refused "symlink to a hard-linked file" "$D/soft" "$SAVED" "$D" "$L"
+[ "$(stat -c %h "$F")" = 2 ] && pass "symlink to a hard-linked file: still two links" ||
+    fail "symlink to a hard-linked file: still two links" "link count $(stat -c %h "$F")"
+
+# ------------------------------------------------------------------------------
+echo "# special files"
+N=$((N + 1)) D=$WORK/f$N; mkdir -p "$D"
+if python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$D/sock" 2>/dev/null; then
+    l=$(listing "$D")
+    T_TIMEOUT=10 run_tool "$D/sock"
+    assert "UNIX socket: exits 2" tool_rc 2
+    assert "UNIX socket: message names it" tool_err_names "$D/sock"
+    assert "UNIX socket: directory unchanged" same_listing "$D" "$l"
+else
+    skip "UNIX socket" "cannot create one with python3"
+fi
+T_TIMEOUT=10 run_tool /dev/zero
+assert "/dev/zero: exits 2 (no hang)" tool_rc 2
+assert "/dev/zero: message names it" tool_err_names /dev/zero
+
+fresh
+mkfifo "$D/fifo-out"
+L=$(listing "$D")
+T_TIMEOUT=10 run_tool -o "$D/fifo-out" "$F"
+[ "$T_RC" -ne 124 ] && pass "-o FIFO: does not hang" || fail "-o FIFO: does not hang" "killed after 10 s"
+assert "-o FIFO: exits 2" tool_rc 2
+[ -p "$D/fifo-out" ] && pass "-o FIFO: still a FIFO" || fail "-o FIFO: still a FIFO" "$(ls -l "$D")"
+assert "-o FIFO: input byte-identical" same_file "$SAVED" "$F"
+assert "-o FIFO: directory unchanged" same_listing "$D" "$L"
+
+T_TIMEOUT=10 run_tool -o /dev/null "$F"
+assert "-o /dev/null: exits 2" tool_rc 2
+[ -c /dev/null ] && pass "-o /dev/null: /dev/null still a character device" ||
+    fail "-o /dev/null: /dev/null still a character device" "$(ls -l /dev/null)"
+assert "-o /dev/null: input byte-identical" same_file "$SAVED" "$F"
+
+mkdir -p "$D/outdir"
+L=$(listing "$D")
+run_tool -o "$D/outdir" "$F"
+assert "-o DIRECTORY: exits 2" tool_rc 2
+assert "-o DIRECTORY: directory left empty" same_listing "$D/outdir" ""
+assert "-o DIRECTORY: input byte-identical" same_file "$SAVED" "$F"
+
+run_tool -o "$D/no/such/dir/out" "$F"
+assert "-o into a missing directory: exits 2" tool_rc 2
+assert "-o into a missing directory: input byte-identical" same_file "$SAVED" "$F"
+assert "-o into a missing directory: nothing created" same_listing "$D" "$L"
+
+# ------------------------------------------------------------------------------
+echo "# a name too long for NAME.elfthp-XXXXXX"
+fresh
+long=$(printf 'p%.0s' $(seq 1 250))
+mv "$F" "$D/$long"
+L=$(listing "$D")
+run_tool "$D/$long"
+assert "250-character name: exits 0" tool_rc 0
+assert "250-character name: rewritten" same_file "$REF" "$D/$long"
+assert "250-character name: no temporary file" no_temp "$D"
+assert "250-character name: directory unchanged" same_listing "$D" "$L"
+
+finish

@@ -1,0 +1,273 @@
+#!/bin/bash
+# test_hostile.sh BUILDDIR - hostile and malformed ELF input.
+#
+# tests/hostile/gen.sh writes the variants (from the lld-pie fixture, so
+# that "handled" cases really move a segment, and from a small hello world)
+# into a scratch directory.  Each case is run in place and with -o, each in
+# a directory of its own:
+#   refuse:  exit 2; stderr is one line "elfthp-align: PATH: ..."; the file
+#            is byte-identical; no -o output; the directory listing is
+#            unchanged (no FILE.elfthp-* left); no crash (exit < 128).
+#   handled: exit 0; the output is valid (readelf -lW reads it, eligible
+#            PT_LOADs congruent, segment and section bytes preserved); -o
+#            leaves the input byte-identical and writes the same bytes as
+#            the in-place rewrite; the result runs with the same output
+#            wherever the hostile input itself runs.
+# Handled cases also get a second run, which must find nothing to do.
+# Then every file in tests/hostile/found/ (inputs the fuzzer found) is run
+# in place and with -o: exit 0 or 2, never a crash; a refused file is
+# byte-identical with no temporary file left; an accepted one reads with
+# readelf, keeps its segment and section bytes and program header fields,
+# and a second run on it would do nothing.
+. "$(dirname "$0")/lib.sh"
+need_builddir "$@"
+need_tool
+
+GEN=$REPO_ROOT/tests/hostile/gen.sh
+FOUND=$REPO_ROOT/tests/hostile/found
+
+FX=""
+for name in lld-pie gnu-pie; do
+    if fixture_line "$name"; then FX=$BUILD/$FX_FILE; break; fi
+done
+if [ -z "$FX" ]; then
+    skip "hostile inputs" "neither lld-pie nor gnu-pie was built"
+    finish
+fi
+echo "# hostile variants of $(basename "$FX")"
+
+H=$WORK/hostile
+if ! bash "$GEN" "$H" "$FX" > "$WORK/gen.log" 2>&1; then
+    fail "gen.sh writes the hostile cases" "$(tail -3 "$WORK/gen.log" | tr '\n' ' ')"
+    finish
+fi
+ncases=$(wc -l < "$H/cases.txt")
+[ "$ncases" -ge 24 ] && pass "gen.sh wrote $ncases cases (>= 24)" ||
+    fail "gen.sh wrote at least 24 cases" "only $ncases"
+
+# --- small checks ------------------------------------------------------------
+
+# no_crash DESC: the last run_tool did not die of a signal or time out.
+no_crash() {
+    if [ "$T_RC" -ge 124 ]; then
+        WHY="exit status $T_RC (signal or timeout): $(tool_said)"; return 1
+    fi
+    return 0
+}
+
+# one_error_line PATH: stderr is exactly one line "elfthp-align: PATH: <text>".
+one_error_line() {
+    local n=0
+    [ -n "$T_ERR" ] && n=$(printf '%s\n' "$T_ERR" | grep -c '')
+    if [ -z "$T_ERR" ] || [ "$n" -ne 1 ]; then
+        WHY="expected one line on stderr, got $n: $(tool_said)"; return 1
+    fi
+    case $T_ERR in
+        "elfthp-align: $1: "?*) return 0 ;;
+    esac
+    WHY="stderr is not 'elfthp-align: $1: ...': $(tool_said)"; return 1
+}
+
+# readable FILE: readelf -lW exits 0 and lists at least one LOAD.
+readable() {
+    local out
+    out=$(LC_ALL=C readelf -lW "$1" 2>/dev/null)
+    if [ $? -ne 0 ] || ! printf '%s\n' "$out" | grep -q '^ *LOAD '; then
+        WHY="readelf -lW cannot read $1: $(LC_ALL=C readelf -lW "$1" 2>&1 | head -2 | tr '\n' ' ')"
+        return 1
+    fi
+    return 0
+}
+
+# no_temp DIR: no FILE.elfthp-* or .elfthp-* in DIR.
+no_temp() {
+    local left
+    left=$(cd "$1" && ls -A | grep -E '(^|\.)elfthp-' )
+    [ -z "$left" ] && return 0
+    WHY="temporary files left in $1: $left"; return 1
+}
+
+# runs FILE: FILE exits 0 within 20 s; its output in RUN_OUT.  Through
+# python's os.execv, which (unlike a shell or execvp) does not run a file
+# the kernel refuses (ENOEXEC) as a shell script.
+runs() {
+    RUN_OUT=$(cd "$(dirname "$1")" && timeout 20 python3 -c \
+        'import os, sys; os.execv(sys.argv[1], sys.argv[1:])' "$1" 2>&1 < /dev/null)
+}
+
+# The checks must be able to fail.
+assert_not "sanity: readable rejects a non-ELF file" readable "$H/not-elf"
+T_ERR=$(printf 'elfthp-align: X: one\nelfthp-align: X: two')
+assert_not "sanity: one_error_line rejects two lines" one_error_line X
+T_ERR="elfthp-align: Y: wrong file"
+assert_not "sanity: one_error_line rejects another file's name" one_error_line X
+T_RC=139
+assert_not "sanity: no_crash rejects exit 139" no_crash
+
+# --- the cases ---------------------------------------------------------------
+
+# refuse_case NAME FILE: FILE must be refused in place and with -o.
+refuse_case() {
+    local name=$1 src=$2 d f saved l
+    d=$WORK/case/$name
+    mkdir -p "$d" && cp "$src" "$d/$name" || { fail "$name: setup" "cp failed"; return; }
+    f=$d/$name
+    saved=$WORK/case/$name.saved
+    cp "$f" "$saved"
+    l=$(listing "$d")
+
+    run_tool "$f"
+    assert "$name: no crash" no_crash
+    assert "$name: exits 2" tool_rc 2
+    assert "$name: one message naming the file" one_error_line "$f"
+    assert "$name: file byte-identical" same_file "$saved" "$f"
+    assert "$name: directory unchanged" same_listing "$d" "$l"
+
+    # -o on the original, whatever the in-place run did.
+    cp "$saved" "$f"
+    run_tool -o "$d/out" "$f"
+    assert "$name, -o: no crash" no_crash
+    assert "$name, -o: exits 2" tool_rc 2
+    assert "$name, -o: one message naming the file" one_error_line "$f"
+    [ ! -e "$d/out" ] && pass "$name, -o: no output created" ||
+        fail "$name, -o: no output created" "$(ls -l "$d/out")"
+    assert "$name, -o: file byte-identical" same_file "$saved" "$f"
+    assert "$name, -o: directory unchanged" same_listing "$d" "$l"
+    rm -rf "$d" "$saved"
+}
+
+# handled_case NAME FILE: FILE is rewritten (exit 0) into a valid file that
+# behaves like FILE.
+handled_case() {
+    local name=$1 src=$2 d f saved l
+    d=$WORK/case/$name
+    mkdir -p "$d/o" && cp "$src" "$d/$name" || { fail "$name: setup" "cp failed"; return; }
+    f=$d/$name
+    saved=$WORK/case/$name.saved
+    cp "$f" "$saved"
+
+    # -o first, while the input is still the hostile original.
+    l=$(listing "$d")
+    run_tool -o "$d/o/$name" "$f"
+    assert "$name, -o: no crash" no_crash
+    assert "$name, -o: exits 0" tool_rc 0
+    assert "$name, -o: input byte-identical" same_file "$saved" "$f"
+    assert "$name, -o: input directory unchanged" same_listing "$d" "$l"
+    assert "$name, -o: no temporary file beside the output" no_temp "$d/o"
+
+    run_tool "$f"
+    assert "$name: no crash" no_crash
+    assert "$name: exits 0" tool_rc 0
+    assert "$name: no temporary file left" no_temp "$d"
+    if [ "$T_RC" -ne 0 ]; then rm -rf "$d" "$saved"; return; fi
+    assert "$name: readelf -lW reads the result" readable "$f"
+    assert "$name: eligible PT_LOADs congruent" check_congruence "$f"
+    assert "$name: segment and section bytes preserved" check_segment_bytes "$saved" "$f"
+    if [ -f "$d/o/$name" ]; then
+        assert "$name: -o output equals the in-place result" same_file "$f" "$d/o/$name"
+    fi
+    # A second run is a no-op (README: "A second run is a no-op").
+    run_tool "$f"
+    assert "$name: second run exits 0" tool_rc 0
+    case $T_OUT in
+        *"nothing to do"*) pass "$name: second run finds nothing to do" ;;
+        *) fail "$name: second run finds nothing to do" "$(tool_said)" ;;
+    esac
+
+    # Run the hostile input as it was, then the result.
+    local out0 rc0
+    if set_runner x86_64 && [ "$(LC_ALL=C readelf -h "$saved" 2>/dev/null |
+            sed -n 's/^ *Machine: *//p')" = "Advanced Micro Devices X86-64" ]; then
+        runs "$saved"; rc0=$? out0=$RUN_OUT
+        if [ "$rc0" -eq 0 ]; then
+            runs "$f"
+            local rc1=$?
+            if [ "$rc1" -eq 0 ] && [ "$RUN_OUT" = "$out0" ]; then
+                pass "$name: result runs with the same output"
+            else
+                fail "$name: result runs with the same output" \
+                    "rc $rc1, output [$RUN_OUT], expected [$out0]"
+            fi
+        else
+            skip "$name: result runs with the same output" \
+                "the hostile input itself does not run (rc $rc0: $(echo "$out0" | tail -n 1))"
+        fi
+    else
+        skip "$name: result runs with the same output" "not an x86_64 program or host"
+    fi
+    rm -rf "$d" "$saved"
+}
+
+mkdir -p "$WORK/case"
+while read -r name expected; do
+    [ -n "$name" ] || continue
+    echo "# case $name ($expected)"
+    case $expected in
+        refuse) refuse_case "$name" "$H/$name" ;;
+        handled) handled_case "$name" "$H/$name" ;;
+        *) fail "$name: cases.txt" "unknown expectation '$expected'" ;;
+    esac
+done < "$H/cases.txt"
+
+# --- inputs found by the fuzzer ----------------------------------------------
+
+# found_case FILE: whatever the tool decides, it decides it cleanly.
+found_case() {
+    local src=$1 name d f saved l
+    name=found-$(basename "$src")
+    d=$WORK/case/$name
+    mkdir -p "$d" && cp "$src" "$d/input" || { fail "$name: setup" "cp failed"; return; }
+    f=$d/input
+    saved=$WORK/case/$name.saved
+    cp "$f" "$saved"
+    l=$(listing "$d")
+
+    run_tool -o "$d/out" "$f"
+    assert "$name, -o: no crash" no_crash
+    case $T_RC in
+        0|2) pass "$name, -o: exits 0 or 2 (exit $T_RC)" ;;
+        *) fail "$name, -o: exits 0 or 2" "$(tool_said)" ;;
+    esac
+    assert "$name, -o: input byte-identical" same_file "$saved" "$f"
+    if [ "$T_RC" -eq 2 ]; then
+        assert "$name, -o: one message naming the file" one_error_line "$f"
+        [ ! -e "$d/out" ] && pass "$name, -o: no output created" ||
+            fail "$name, -o: no output created" "$(ls -l "$d/out")"
+    elif [ "$T_RC" -eq 0 ] && [ -f "$d/out" ]; then
+        assert "$name, -o: output readable" readable "$d/out"
+        assert "$name, -o: segment and section bytes preserved" check_segment_bytes "$saved" "$d/out"
+        run_tool -n "$d/out"
+        case $T_RC:$T_OUT in
+            0:*"nothing to do"*) pass "$name, -o: a second run would do nothing" ;;
+            *) fail "$name, -o: a second run would do nothing" "$(tool_said)" ;;
+        esac
+    fi
+    rm -f "$d/out"
+    assert "$name, -o: directory unchanged" same_listing "$d" "$l"
+
+    run_tool "$f"
+    assert "$name: no crash" no_crash
+    case $T_RC in
+        0|2) pass "$name: exits 0 or 2 (exit $T_RC)" ;;
+        *) fail "$name: exits 0 or 2" "$(tool_said)" ;;
+    esac
+    if [ "$T_RC" -ne 0 ]; then
+        assert "$name: refused file byte-identical" same_file "$saved" "$f"
+    fi
+    assert "$name: no temporary file left" same_listing "$d" "$l"
+    rm -rf "$d" "$saved"
+}
+
+nfound=0
+if [ -d "$FOUND" ]; then
+    for src in "$FOUND"/*; do
+        [ -f "$src" ] || continue
+        case $(basename "$src") in README*|*.txt|*.md) continue ;; esac
+        echo "# found input $(basename "$src")"
+        found_case "$src"
+        nfound=$((nfound + 1))
+    done
+fi
+echo "# $nfound inputs from tests/hostile/found"
+
+finish
