@@ -123,6 +123,8 @@ DELAY_US=2000000
 delayed_start() {
     local sc=$1 nr i p; shift
     nr=$(sysnr "$sc")
+    # LeakSanitizer cannot run under ptrace (make check SANITIZE=1).
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     timeout 120 strace -f -qq -o /dev/null -e trace="$sc" \
         -e inject="$sc":delay_enter=$DELAY_US:when=1 "$TOOL" "$@" \
         > "$WORK/.d.out" 2> "$WORK/.d.err" < /dev/null &
