@@ -31,7 +31,7 @@ echo "Input: \`bench/src/text.c\` linked by lld (\`gcc -pie -fuse-ld=lld\`), tex
 echo "\`p_vaddr = p_offset + 0x1000\`.  Input and output on $(df -T "$B" | awk 'NR==2{print $2}') (\`$B\`),"
 echo "page cache warmed with \`cat IN >/dev/null\`; before every timed run the previous"
 echo "output is removed and \`sync\` runs (outside the timing).  Per size, N rounds (the"
-echo "runs column), each one hyperfine run of the four commands side by side, order reversed"
+echo "runs column), each one hyperfine run of all the commands side by side, order reversed"
 echo "every other round, pooled (see part 3 for why); ratios are of means over \`cp\`'s mean."
 echo "Peak RSS: median of \`/usr/bin/time -f %M\` over all runs of that command (warm-up included)."
 echo
