@@ -21,6 +21,7 @@
 #define COPY_CHUNK	(UINT64_C(1) << 30)
 #define BOUNCE_SIZE	(1u << 20)
 #define TABLE_CHUNK	256
+#define ALIGN_CHUNK	(UINT64_C(64) << 10)
 
 static int
 werr(char *err, size_t n, const char *fmt, ...)
@@ -71,6 +72,15 @@ copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 	while (len > 0) {
 		loff_t s = (loff_t)src, d = (loff_t)dst;
 		size_t want = len < COPY_CHUNK ? (size_t)len : COPY_CHUNK;
+
+		/*
+		 * Reach an output boundary of ALIGN_CHUNK first: the kernel
+		 * copies in chunks of that size from where it starts, and
+		 * chunks straddling output blocks cost ext4 a third more
+		 * (bench/RESULTS.md, part 1b).
+		 */
+		if (dst % ALIGN_CHUNK != 0 && want > ALIGN_CHUNK - dst % ALIGN_CHUNK)
+			want = (size_t)(ALIGN_CHUNK - dst % ALIGN_CHUNK);
 		ssize_t r = copy_file_range(in, &s, out, &d, want, 0);
 
 		if (r < 0 && errno == EINTR)
