@@ -127,6 +127,7 @@ struct plan {
 	uint64_t windows_now;
 	uint64_t windows_after;
 	bool base_aligned_now;	/* ET_DYN: largest p_align >= target; ET_EXEC: true */
+	bool base_aligned_after;	/* the same, with the plan's p_align */
 	bool changed;		/* the output differs from the input */
 };
 

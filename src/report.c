@@ -295,26 +295,12 @@ impact_json_geometries(FILE *f, const struct geometry_impact *imp, size_t n)
 	fputs("]", f);
 }
 
-static bool
-base_aligned_after(const struct elf_layout *L, const struct plan *P)
-{
-	uint64_t m = 0;
-	size_t i;
-
-	if (L->type != ET_DYN)
-		return true;
-	for (i = 0; i < L->nsegs; i++)
-		if (L->segs[i].type == PT_LOAD && P->segs[i].new_align > m)
-			m = P->segs[i].new_align;
-	return m >= P->target;
-}
-
 void
 report_impact(FILE *f, enum format fmt, const char *name,
     const struct elf_layout *L, const struct plan *P,
     const struct geometry *own, const struct geometry_impact *imp, size_t n)
 {
-	bool after = base_aligned_after(L, P);
+	bool after = P->base_aligned_after;
 
 	if (fmt == FORMAT_JSON) {
 		fputs("{\"file\":", f);

@@ -225,17 +225,25 @@ headers_end(const struct elf_layout *L)
 	return max_u64(L->ehdr_size, L->phoff + L->nsegs * L->phentsize);
 }
 
+/*
+ * Is the load base a multiple of target?  ET_EXEC loads where it was linked;
+ * for ET_DYN the kernel and glibc align the base to the largest
+ * power-of-two p_align: the input's, or with P the plan's.
+ */
 static bool
-base_aligned(const struct elf_layout *L, uint64_t target)
+base_aligned(const struct elf_layout *L, const struct plan *P,
+    uint64_t target)
 {
-	uint64_t maxalign = 0;
+	uint64_t maxalign = 0, a;
 	size_t i;
 
 	if (L->type != ET_DYN)
 		return true;
-	for (i = 0; i < L->nsegs; i++)
-		if (L->segs[i].type == PT_LOAD && is_pow2(L->segs[i].align))
-			maxalign = max_u64(maxalign, L->segs[i].align);
+	for (i = 0; i < L->nsegs; i++) {
+		a = P ? P->segs[i].new_align : L->segs[i].align;
+		if (L->segs[i].type == PT_LOAD && is_pow2(a))
+			maxalign = max_u64(maxalign, a);
+	}
 	return maxalign >= target;
 }
 
@@ -279,7 +287,7 @@ judge_loads(const struct elf_layout *L, const struct plan_params *p,
 	uint64_t hdr_end = headers_end(L);
 	size_t k;
 
-	P->base_aligned_now = base_aligned(L, p->target);
+	P->base_aligned_now = base_aligned(L, NULL, p->target);
 	for (k = 0; k < nload; k++) {
 		const struct seg_desc *s = &L->segs[order[k].idx];
 		struct seg_plan *sp = &P->segs[order[k].idx];
@@ -585,6 +593,7 @@ summarise(const struct elf_layout *L, struct plan *P)
 {
 	size_t i;
 
+	P->base_aligned_after = base_aligned(L, P, P->target);
 	P->changed = P->new_size != L->file_size || P->new_shoff != L->shoff;
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
