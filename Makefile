@@ -25,19 +25,21 @@ endif
 CPPFLAGS += -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
 # Deferred (=, not :=) so that `make deps check` asks pkg-config only after
 # the packages are installed.
-ELF_CFLAGS    = $(shell $(PKG_CONFIG) --cflags libelf libbsd)
-ELF_LIBS      = $(shell $(PKG_CONFIG) --libs libelf libbsd)
+# zlib reads /proc/config.gz; libelf-dev depends on zlib1g-dev already.
+ELF_CFLAGS    = $(shell $(PKG_CONFIG) --cflags libelf libbsd zlib)
+ELF_LIBS      = $(shell $(PKG_CONFIG) --libs libelf libbsd zlib)
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 
 SRCS = src/main.c src/process.c src/runner.c src/elf_read.c \
        src/segment_pad.c src/plan_check.c src/compat.c src/geometry.c \
        src/impact.c src/phdr_rewrite.c src/atomic_file.c src/report.c \
-       src/pid_scan.c
+       src/pid_scan.c src/hugefs.c src/fs_info.c src/windows.c \
+       src/pagecache.c src/warm.c src/host.c src/report_runtime.c
 OBJS = $(SRCS:.c=.o)
 # What the planner unit tests link: the pure modules only.
 PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
-            src/impact.o
+            src/impact.o src/hugefs.o src/windows.o
 
 UNIT_TESTS = tests/unit/test_segment_pad
 

@@ -233,9 +233,14 @@ enum read_status layout_read(int fd, struct elf_layout *, char *, size_t);
 void layout_free(struct elf_layout *);
 
 /* phdr_rewrite.c: the write pass (bytes and headers). */
+enum copy_how {
+	COPY_LARGE_WRITES,	/* write()s of whole PMD ranges: huge folios */
+	COPY_IN_KERNEL,		/* FICLONE, copy_file_range: no huge folios */
+};
 int rewrite_to_fd(int in_fd, int out_fd, const struct elf_layout *,
-    const struct plan *, char *, size_t);
-int copy_whole(int in_fd, int out_fd, uint64_t size, char *, size_t);
+    const struct plan *, enum copy_how, char *, size_t);
+int copy_whole(int in_fd, int out_fd, uint64_t size, enum copy_how, char *,
+    size_t);
 
 /* atomic_file.c: temporary file, metadata, rename. */
 struct atomic_file {
@@ -251,8 +256,178 @@ int atomic_sync(struct atomic_file *, bool durable, char *, size_t);
 int atomic_rename(struct atomic_file *, char *, size_t);
 void atomic_abort(struct atomic_file *);
 
+/* hugefs.c: what a file system does with PMD-sized folios; pure. */
+enum tri { TRI_NO, TRI_YES, TRI_UNKNOWN };
+struct kernel_version {
+	unsigned major;
+	unsigned minor;
+};
+struct fs_info {
+	char type[32];		/* as /proc/self/mountinfo names it */
+	char mount_point[256];
+	char options[512];	/* mount options, then the file system's own */
+	char huge[16];		/* tmpfs: its huge= option ("never" if unset) */
+};
+/* What the kernel is expected to do there, by type and version. */
+struct fs_expect {
+	enum tri write;		/* a large aligned write() makes PMD folios */
+	enum tri readahead;	/* MADV_HUGEPAGE readahead makes them */
+	enum tri collapse;	/* MADV_COLLAPSE works on its files */
+	const char *why;	/* the fact behind a "no", or NULL */
+};
+/* What a probe file measured there (--host); done false: no probe. */
+struct fs_probe {
+	bool done;
+	int error;		/* why there was no probe (errno), or 0 */
+	uint64_t size;		/* bytes of PMD windows in the probe file */
+	uint64_t write_pmd;	/* PMD-mapped after one large write() */
+	uint64_t warm_pmd;	/* after a drop and MADV_HUGEPAGE readahead */
+	uint64_t collapse_pmd;	/* after small folios and MADV_COLLAPSE */
+	int collapse_error;	/* 0: MADV_COLLAPSE succeeded, else errno */
+};
+enum fs_outcome {
+	FS_HUGE_AFTER_WRITE_AND_WARM,
+	FS_HUGE_AFTER_WRITE,
+	FS_HUGE_AFTER_WARM,
+	FS_NO_HUGE_PAGE,	/* should work, but no huge page was had */
+	FS_NO_HUGE_FOLIOS,
+	FS_UNKNOWN,
+};
+int kernel_version_parse(const char *, struct kernel_version *);
+void fs_expect(const struct fs_info *, struct kernel_version,
+    enum tri ro_thp_for_fs, struct fs_expect *);
+enum fs_outcome fs_outcome(const struct fs_expect *, const struct fs_probe *);
+const char *fs_outcome_name(enum fs_outcome);
+void fs_outcome_sentence(char *, size_t, enum fs_outcome,
+    const struct fs_info *, const struct fs_expect *);
+const char *tri_name(enum tri);
+/* --pid: why an eligible mapped file is not (all) PMD-mapped. */
+enum map_why {
+	WHY_NONE,		/* every resident window is PMD-mapped */
+	WHY_THP_DISABLED,	/* the process has THP disabled (prctl) */
+	WHY_REPLACED,		/* the file was replaced since it was mapped */
+	WHY_NO_HUGE_FOLIOS,	/* its file system keeps none */
+	WHY_SMALL_FOLIOS,	/* the page cache holds small folios there */
+	WHY_NOT_TOUCHED,	/* no window resident yet */
+};
+struct map_facts {
+	bool eligible;
+	bool thp_disabled;
+	bool deleted;
+	enum tri fs_keeps_huge;
+	uint64_t windows_resident;
+	uint64_t pmd_mapped;
+	uint64_t pmd;
+};
+enum map_why map_why(const struct map_facts *);
+const char *map_why_name(enum map_why);
+enum tri collapse_on_files(struct kernel_version, enum tri ro_thp_for_fs);
+bool glibc_aligns_libraries(const char *version);
+
+/* fs_info.c: reading those facts. */
+int fs_identify(const char *path, struct fs_info *);
+int host_kernel(char *release, size_t, struct kernel_version *);
+void thp_setting(const char *name, char *, size_t);
+enum tri kernel_config(const char *option, const char *release, char *where,
+    size_t);
+const char *host_glibc(void);
+struct kernel_version host_kernel_version(void);
+enum tri host_ro_thp_for_fs(void);
+
+/* windows.c: the file ranges --warm works on; pure. */
+struct warm_plan {
+	uint64_t pmd;
+	uint64_t nranges;	/* PMD-aligned ranges in the file */
+	uint8_t *bits;		/* range k lies in a congruent read-only PT_LOAD */
+	uint64_t warmable;	/* bits set */
+	uint64_t misaligned;	/* windows of incongruent read-only PT_LOADs */
+	bool base_aligned;	/* the load base is PMD-aligned as the file is */
+};
+int warm_plan_build(const struct elf_layout *, uint64_t pmd,
+    bool base_aligned, struct warm_plan *);
+bool warm_range(const struct warm_plan *, uint64_t k);
+
+void warm_plan_free(struct warm_plan *);
+
+/* pagecache.c: page-cache primitives. */
+struct pc_map {
+	void *reserve;
+	size_t reserve_len;
+	unsigned char *addr;	/* PMD-aligned */
+	size_t len;
+};
+uint64_t host_pmd_size(void);
+uint64_t host_page_size(void);
+int pc_map(int fd, uint64_t off, uint64_t len, uint64_t pmd, bool hugepage,
+    struct pc_map *);
+void pc_unmap(struct pc_map *);
+int pc_resident(const struct pc_map *, uint64_t page, uint64_t *pages);
+int pc_populate(const struct pc_map *);
+int pc_collapse(const struct pc_map *);
+int pc_drop(int fd, uint64_t off, uint64_t len);
+int pc_pmd_mapped(const void *addr, uint64_t *bytes);
+struct stat;
+size_t pc_find_mappers(const struct stat *, uint64_t off, uint64_t len,
+    long *pids, size_t max, size_t *unreadable);
+void pc_comm(long pid, char *, size_t);
+
+/* host.c: --host. */
+struct host_path {
+	const char *path;
+	int error;		/* the path cannot be looked at: errno */
+	struct fs_info fs;
+	struct fs_expect expect;
+	struct fs_probe probe;
+	enum fs_outcome outcome;
+	char sentence[384];
+};
+struct host_facts {
+	char kernel[128];
+	struct kernel_version version;
+	char thp_enabled[32];
+	char thp_defrag[32];
+	char thp_shmem[32];
+	enum tri ro_thp_for_fs;
+	char config_where[320];
+	enum tri collapse_files;	/* MADV_COLLAPSE on regular files */
+	const char *collapse_where;	/* the path that measured it, or NULL */
+	const char *glibc;
+	bool glibc_aligns;	/* 2.35 or later: p_align places libraries */
+	struct host_path *paths;
+	size_t npaths;
+};
+
+/* warm.c: --warm, one file. */
+enum warm_reason {
+	WARM_NOT_ALIGNED,	/* incongruent: run elfthp-align first */
+	WARM_BUSY,		/* a process maps the window's small folios */
+	WARM_NO_HUGE_FOLIOS,	/* the file system keeps none */
+	WARM_NO_HUGE_PAGE,	/* none could be allocated */
+	WARM_IO_ERROR,		/* the window could not be read */
+	WARM_NREASONS,
+};
+#define WARM_MAX_PIDS 8
+struct warm_result {
+	uint64_t windows;	/* warmable + misaligned */
+	uint64_t huge_before;
+	uint64_t made_huge;
+	uint64_t not_huge[WARM_NREASONS];
+	uint64_t read_bytes;	/* brought into the page cache */
+	bool base_aligned;
+	long pids[WARM_MAX_PIDS];	/* WARM_BUSY: who maps them */
+	size_t npids;
+	size_t unreadable;	/* processes whose maps could not be read */
+	int io_error;		/* WARM_IO_ERROR: errno */
+	char fs_type[32];
+	const char *fs_why;	/* WARM_NO_HUGE_FOLIOS: the fact behind it */
+};
+int warm_file(int fd, const char *path, const struct warm_plan *,
+    struct warm_result *, char *err, size_t);
+uint64_t warm_not_huge(const struct warm_result *);
+
 /* main.c: every option lives here. */
-enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID };
+enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
+	MODE_HOST };
 enum format { FORMAT_TEXT, FORMAT_JSON };
 
 struct options {
@@ -262,7 +437,8 @@ struct options {
 	bool quiet;
 	bool recursive;
 	bool one_fs;		/* -x: stay on the device of each argument */
-	bool no_sync;		/* --no-sync: no fsync before the rename */
+	bool no_sync;		/* --no-sync: in place, no fsync before the rename */
+	bool sync;		/* --sync: -o too fsyncs before the rename */
 	int verbose;
 	unsigned jobs;
 	long pid;
@@ -277,10 +453,14 @@ enum file_class {
 	FILE_READY,		/* --check: huge-page ready */
 	FILE_NEEDS_REWRITE,	/* --check: elfthp-align would change it */
 	FILE_NEEDS_RELINK,	/* --check --page-size: only a relink helps */
+	FILE_NOT_HUGE,		/* --warm: some window could not be made huge */
 	FILE_NOT_ELF,
 	FILE_NOT_APPLICABLE,	/* ELF, but not an executable or shared object */
 	FILE_ERROR,
 };
+
+/* windows.c: a warmed file's verdict. */
+enum file_class warm_verdict(const struct warm_result *);
 
 /* process.c: one file through the passes. */
 enum file_class process_file(const char *name, const struct options *,
@@ -288,6 +468,9 @@ enum file_class process_file(const char *name, const struct options *,
 
 /* runner.c: walk the arguments, run the files (in parallel), print in order. */
 int run_all(char **paths, size_t npaths, const struct options *);
+
+/* host.c: --host. */
+int host_report(char **paths, size_t npaths, const struct options *);
 
 /* pid_scan.c: --pid. */
 int pid_report(long pid, const struct options *);
@@ -311,5 +494,12 @@ void report_check(FILE *, enum format, const char *name,
     const struct compat_finding *, size_t nfind, enum file_class);
 void report_check_other(FILE *, enum format, const char *name,
     enum file_class, const char *why);
+const char *class_text(enum file_class);
+
+/* report_runtime.c: formatting of --warm and --host. */
+void report_warm(FILE *, enum format, const char *name,
+    const struct warm_result *, enum file_class);
+struct host_facts;
+void report_host(FILE *, enum format, const struct host_facts *);
 
 #endif

@@ -26,6 +26,9 @@ enum {
 	OPT_PID,
 	OPT_FORMAT,
 	OPT_NO_SYNC,
+	OPT_SYNC,
+	OPT_WARM,
+	OPT_HOST,
 };
 
 static const struct option longopts[] = {
@@ -43,6 +46,9 @@ static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "no-sync", no_argument, NULL, OPT_NO_SYNC },
+	{ "sync", no_argument, NULL, OPT_SYNC },
+	{ "warm", no_argument, NULL, OPT_WARM },
+	{ "host", no_argument, NULL, OPT_HOST },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -54,11 +60,14 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: elfthp-align [-nqrvx] [-j N] [-o output] "
 	    "[--page-size 4k|16k|64k]\n"
-	    "                    [--align size] [--no-sync] path ...\n"
+	    "                    [--align size] [--sync | --no-sync] path ...\n"
 	    "       elfthp-align --report [--format text|json] "
 	    "[--page-size 4k|16k|64k] file ...\n"
 	    "       elfthp-align --check [-qrx] [-j N] [--format text|json]\n"
 	    "                    [--page-size 4k|16k|64k] path ...\n"
+	    "       elfthp-align --warm [-qrx] [-j N] [--format text|json] "
+	    "path ...\n"
+	    "       elfthp-align --host [--format text|json] [path ...]\n"
 	    "       elfthp-align --pid PID [--format text|json]\n");
 }
 
@@ -83,20 +92,27 @@ help(void)
 	    "16k or 64k\n"
 	    "      --align SIZE       alignment for eligible segments "
 	    "(default: the PMD)\n"
-	    "      --no-sync          do not fsync before the rename (build "
-	    "outputs only)\n"
+	    "      --sync             -o: fsync the new file before the rename\n"
+	    "      --no-sync          in place: do not fsync before the rename "
+	    "(build outputs)\n"
 	    "      --report           print the expected iTLB and RSS impact, "
 	    "write nothing\n"
 	    "      --check            audit: exit 1 if a file would be "
 	    "changed, write nothing\n"
+	    "      --warm             put the huge windows of files in the page "
+	    "cache as huge\n"
+	    "                         folios (after a reboot, cp or upgrade)\n"
+	    "      --host             say what this host and the file systems "
+	    "of the paths do\n"
+	    "                         with huge text; changes nothing\n"
 	    "      --pid PID          show how a running process's ELF files "
 	    "are mapped\n"
 	    "      --format FORMAT    text (default) or json\n"
 	    "  -h, --help             print this help\n"
 	    "  -V, --version          print the version\n\n"
 	    "Exit status: 0 on success (also when there is nothing to do); "
-	    "with --check, 1 if\nany file would be changed; 2 if any file "
-	    "failed.\n");
+	    "with --check, 1 if\nany file would be changed; with --warm, 1 if "
+	    "any window is not huge;\n2 if any file failed.\n");
 }
 
 /* "2M", "2MiB", "64k", "0x200000", "2097152". */
@@ -122,7 +138,8 @@ static void
 set_mode(struct options *o, enum mode m)
 {
 	if (o->mode != MODE_REWRITE && o->mode != m)
-		errx(EXIT_USAGE, "--report, --check and --pid exclude each other");
+		errx(EXIT_USAGE, "--report, --check, --warm, --host and --pid "
+		    "exclude each other");
 	o->mode = m;
 }
 
@@ -147,6 +164,9 @@ parse_long(struct options *o, int ch, const char *arg)
 			    "from 4k to 1G", arg);
 		break;
 	case OPT_NO_SYNC: o->no_sync = true; break;
+	case OPT_SYNC: o->sync = true; break;
+	case OPT_WARM: set_mode(o, MODE_WARM); break;
+	case OPT_HOST: set_mode(o, MODE_HOST); break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
@@ -210,19 +230,23 @@ validate(const struct options *o, int nargs)
 			errx(EXIT_USAGE, "--pid takes no file arguments");
 		return;
 	}
-	if (nargs == 0) {
+	if (nargs == 0 && o->mode != MODE_HOST) {
 		usage(stderr);
 		exit(EXIT_USAGE);
 	}
-	if (!rewriting && (o->dry_run || o->output != NULL || o->no_sync))
-		errx(EXIT_USAGE, "-n, -o and --no-sync only apply to rewriting");
-	if (o->mode == MODE_REPORT && o->recursive)
-		errx(EXIT_USAGE, "--report takes files, not -r");
+	if (!rewriting && (o->dry_run || o->output != NULL || o->no_sync ||
+	    o->sync))
+		errx(EXIT_USAGE, "-n, -o, --sync and --no-sync only apply to "
+		    "rewriting");
+	if (o->sync && o->no_sync)
+		errx(EXIT_USAGE, "--sync and --no-sync exclude each other");
+	if ((o->mode == MODE_REPORT || o->mode == MODE_HOST) && o->recursive)
+		errx(EXIT_USAGE, "--report and --host take files, not -r");
 	if (o->output != NULL && (nargs != 1 || o->recursive))
 		errx(EXIT_USAGE, "-o takes exactly one input file");
 	if (rewriting && o->format == FORMAT_JSON)
-		errx(EXIT_USAGE, "--format json applies to --report, --check "
-		    "and --pid");
+		errx(EXIT_USAGE, "--format json applies to --report, --check, "
+		    "--warm, --host and --pid");
 }
 
 int
@@ -237,5 +261,7 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.mode == MODE_PID)
 		return pid_report(o.pid, &o);
+	if (o.mode == MODE_HOST)
+		return host_report(argv + optind, (size_t)(argc - optind), &o);
 	return run_all(argv + optind, (size_t)(argc - optind), &o);
 }

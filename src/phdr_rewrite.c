@@ -1,10 +1,21 @@
 /*
- * The write pass: bytes first, then headers.  Bulk bytes move inside the
- * kernel (FICLONE where the layout is unchanged, else copy_file_range), in
- * bounded pieces, so memory use does not grow with the file.  Holes the
- * plan opens are left as holes by ftruncate.  Headers are re-read from the
- * input, translated with libelf, edited field by field, and translated back,
- * so every field the plan does not change keeps its exact bytes.
+ * The write pass: bytes first, then headers.
+ *
+ * Bytes reach the output by write() calls from a mapping of the input, cut
+ * at multiples of WRITE_CHUNK (a multiple of the PMD) in the output: each
+ * PMD-aligned range of the output is covered by one write(), and that is
+ * what makes ext4 (6.16 and later) and XFS put it in the page cache as one
+ * PMD-sized folio, so the next run maps the text huge (docs/domain.md).
+ * copy_file_range and FICLONE leave small folios or none at all; they are
+ * kept for file systems that keep no huge folios anyway (btrfs), where
+ * they are cheaper.  Memory use is one chunk, whatever the file's size.
+ * Holes the plan opens are left as holes by ftruncate.
+ *
+ * Headers are re-read from the input, translated with libelf, edited field
+ * by field, and translated back, so every field the plan does not change
+ * keeps its exact bytes.  They are written last: a small write into an
+ * empty page cache would leave a small folio where the first window
+ * (GNU ld -z noseparate-code puts the text there) must be one folio.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -14,12 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "elfthp.h"
 
 #define COPY_CHUNK	(UINT64_C(1) << 30)
-#define BOUNCE_SIZE	(1u << 20)
+#define WRITE_CHUNK_MIN	(UINT64_C(8) << 20)
 #define TABLE_CHUNK	256
 #define ALIGN_CHUNK	(UINT64_C(64) << 10)
 
@@ -34,18 +46,62 @@ werr(char *err, size_t n, const char *fmt, ...)
 	return -1;
 }
 
-/* Where copy_file_range cannot work (other filesystems, old kernels). */
+/* Whole output chunks of at least 8 MiB and of at least one PMD. */
+static uint64_t
+write_chunk(void)
+{
+	uint64_t pmd = host_pmd_size();
+
+	return pmd > WRITE_CHUNK_MIN ? pmd : WRITE_CHUNK_MIN;
+}
+
+/* How long the next piece may be: up to the next chunk boundary in the output. */
+static uint64_t
+piece_len(uint64_t dst, uint64_t len, uint64_t chunk)
+{
+	uint64_t room = chunk - dst % chunk;
+
+	return len < room ? len : room;
+}
+
+/*
+ * All of buf to the output at dst.  EFAULT means the mapping we copy from
+ * lost its pages: the input was truncated under us.
+ */
+static int
+write_all(int out, const unsigned char *buf, uint64_t len, uint64_t dst,
+    char *err, size_t n)
+{
+	while (len > 0) {
+		ssize_t r = pwrite(out, buf, (size_t)len, (off_t)dst);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EFAULT)
+			return werr(err, n, "input shrank while being copied");
+		if (r <= 0)
+			return werr(err, n, "write: %s", r < 0 ?
+			    strerror(errno) : "no progress");
+		buf += r;
+		dst += (uint64_t)r;
+		len -= (uint64_t)r;
+	}
+	return 0;
+}
+
+/* Where the input cannot be mapped: through a buffer of one chunk. */
 static int
 bounce_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
     char *err, size_t n)
 {
-	char *buf = malloc(BOUNCE_SIZE);
+	uint64_t chunk = write_chunk();
+	unsigned char *buf = malloc((size_t)chunk);
 	int rc = 0;
 
 	if (buf == NULL)
 		return werr(err, n, "out of memory");
 	while (len > 0 && rc == 0) {
-		size_t want = len < BOUNCE_SIZE ? (size_t)len : BOUNCE_SIZE;
+		size_t want = (size_t)piece_len(dst, len, chunk);
 		ssize_t r = pread(in, buf, want, (off_t)src);
 
 		if (r < 0 && errno == EINTR)
@@ -55,14 +111,54 @@ bounce_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 			    "input shrank while being copied", strerror(errno));
 			break;
 		}
-		if (pwrite(out, buf, (size_t)r, (off_t)dst) != r)
-			rc = werr(err, n, "write: %s", strerror(errno));
+		rc = write_all(out, buf, (uint64_t)r, dst, err, n);
 		src += (uint64_t)r;
 		dst += (uint64_t)r;
 		len -= (uint64_t)r;
 	}
 	free(buf);
 	return rc;
+}
+
+/*
+ * One piece from a mapping of the input, populated first: the kernel's
+ * copy then finds every source page mapped, and does not halve the
+ * folios it makes for a write whose source faults part way.
+ */
+static int
+write_piece(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
+    char *err, size_t n)
+{
+	uint64_t head = src % host_page_size();
+	size_t maplen = (size_t)(head + len);
+	unsigned char *m;
+	int rc;
+
+	m = mmap(NULL, maplen, PROT_READ, MAP_SHARED | MAP_POPULATE, in,
+	    (off_t)(src - head));
+	if (m == MAP_FAILED)
+		return bounce_copy(in, src, out, dst, len, err, n);
+	rc = write_all(out, m + head, len, dst, err, n);
+	munmap(m, maplen);
+	return rc;
+}
+
+static int
+write_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
+    char *err, size_t n)
+{
+	uint64_t chunk = write_chunk();
+
+	while (len > 0) {
+		uint64_t piece = piece_len(dst, len, chunk);
+
+		if (write_piece(in, src, out, dst, piece, err, n) != 0)
+			return -1;
+		src += piece;
+		dst += piece;
+		len -= piece;
+	}
+	return 0;
 }
 
 static int
@@ -99,14 +195,24 @@ copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 	return 0;
 }
 
-int
-copy_whole(int in, int out, uint64_t size, char *err, size_t n)
+static int
+move_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
+    enum copy_how how, char *err, size_t n)
 {
-	if (ioctl(out, FICLONE, in) == 0)
+	if (how == COPY_IN_KERNEL)
+		return copy_range(in, src, out, dst, len, err, n);
+	return write_range(in, src, out, dst, len, err, n);
+}
+
+int
+copy_whole(int in, int out, uint64_t size, enum copy_how how, char *err,
+    size_t n)
+{
+	if (how == COPY_IN_KERNEL && ioctl(out, FICLONE, in) == 0)
 		return 0;
 	if (ftruncate(out, 0) != 0)
 		return werr(err, n, "truncate: %s", strerror(errno));
-	return copy_range(in, 0, out, 0, size, err, n);
+	return move_range(in, 0, out, 0, size, how, err, n);
 }
 
 static bool
@@ -122,19 +228,20 @@ layout_unchanged(const struct elf_layout *L, const struct plan *P)
 
 static int
 copy_bytes(int in, int out, const struct elf_layout *L, const struct plan *P,
-    char *err, size_t n)
+    enum copy_how how, char *err, size_t n)
 {
 	size_t i;
 
 	/* A header-only change can share every data block with the input. */
-	if (layout_unchanged(L, P) && ioctl(out, FICLONE, in) == 0)
+	if (how == COPY_IN_KERNEL && layout_unchanged(L, P) &&
+	    ioctl(out, FICLONE, in) == 0)
 		return 0;
 	if (ftruncate(out, (off_t)P->new_size) != 0)
 		return werr(err, n, "cannot size the output: %s", strerror(errno));
 	for (i = 0; i < P->nextents; i++) {
 		const struct extent *x = &P->extents[i];
 
-		if (copy_range(in, x->src, out, x->dst, x->len, err, n) != 0)
+		if (move_range(in, x->src, out, x->dst, x->len, how, err, n) != 0)
 			return -1;
 	}
 	return 0;
@@ -244,9 +351,9 @@ patch_ehdr(int in, int out, const struct elf_layout *L, const struct plan *P,
 
 int
 rewrite_to_fd(int in, int out, const struct elf_layout *L,
-    const struct plan *P, char *err, size_t n)
+    const struct plan *P, enum copy_how how, char *err, size_t n)
 {
-	if (copy_bytes(in, out, L, P, err, n) != 0)
+	if (copy_bytes(in, out, L, P, how, err, n) != 0)
 		return -1;
 	if (patch_ehdr(in, out, L, P, err, n) != 0)
 		return -1;

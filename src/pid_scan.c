@@ -36,30 +36,17 @@ struct mapped_file {
 	/* results */
 	uint64_t pmd_mapped, resident, windows, windows_resident, rss_if_huge;
 	bool eligible;
+	enum map_why why;
 };
 
 struct scan {
 	long pid;
+	bool thp_disabled;	/* THP_enabled: 0 in /proc/PID/status */
 	uint64_t pmd;
 	uint64_t page;
 	struct mapped_file *files;
 	size_t nfiles;
 };
-
-static uint64_t
-read_pmd_size(void)
-{
-	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
-	    "r");
-	unsigned long long v = 0;
-
-	if (f != NULL) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v ? v : 2u << 20;
-}
 
 static struct mapped_file *
 file_for(struct scan *s, const char *dev, uint64_t inode, const char *path)
@@ -213,6 +200,86 @@ measure_file(struct mapped_file *f, const struct scan *s, int pagemap)
 	return 0;
 }
 
+/* THP_enabled: 0 in /proc/PID/status: prctl(PR_SET_THP_DISABLE) or the like. */
+static bool
+thp_disabled(long pid)
+{
+	char path[64], line[256];
+	bool off = false;
+	int v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "THP_enabled: %d", &v) == 1)
+			off = v == 0;
+	fclose(f);
+	return off;
+}
+
+/* Does the file system of path keep huge folios?  From type and kernel. */
+static enum tri
+fs_keeps_huge(const char *path)
+{
+	struct fs_info fs;
+	struct fs_expect e;
+
+	if (fs_identify(path, &fs) != 0)
+		return TRI_UNKNOWN;
+	fs_expect(&fs, host_kernel_version(), host_ro_thp_for_fs(), &e);
+	if (e.write == TRI_YES || e.readahead == TRI_YES ||
+	    e.collapse == TRI_YES)
+		return TRI_YES;
+	if (e.write == TRI_NO && e.readahead == TRI_NO && e.collapse == TRI_NO)
+		return TRI_NO;
+	return TRI_UNKNOWN;
+}
+
+static void
+explain(struct mapped_file *f, const struct scan *s)
+{
+	size_t n = strlen(f->path);
+	bool deleted = n > 10 && strcmp(f->path + n - 10, " (deleted)") == 0;
+	struct map_facts m = { .eligible = f->eligible,
+		.thp_disabled = s->thp_disabled, .deleted = deleted,
+		.fs_keeps_huge = TRI_UNKNOWN,
+		.windows_resident = f->windows_resident,
+		.pmd_mapped = f->pmd_mapped, .pmd = s->pmd };
+
+	if (f->eligible && !deleted)
+		m.fs_keeps_huge = fs_keeps_huge(f->path);
+	f->why = map_why(&m);
+}
+
+/* What to do about it, for the text and the JSON alike. */
+static const char *
+why_text(enum map_why w)
+{
+	switch (w) {
+	case WHY_THP_DISABLED:
+		return "THP is disabled for this process (prctl "
+		    "PR_SET_THP_DISABLE, or its service manager): nothing in "
+		    "the page cache helps";
+	case WHY_REPLACED:
+		return "the file was replaced since the process mapped it: "
+		    "restart the process";
+	case WHY_NO_HUGE_FOLIOS:
+		return "its file system keeps no huge folios: copy it to ext4 "
+		    "or XFS";
+	case WHY_SMALL_FOLIOS:
+		return "the page cache holds small folios there: stop the "
+		    "process, run elfthp-align --warm on the file, start it "
+		    "again";
+	case WHY_NOT_TOUCHED:
+		return "no window is resident yet: the process has not run "
+		    "that code";
+	case WHY_NONE: break;
+	}
+	return "";
+}
+
 static void
 print_text(const struct scan *s)
 {
@@ -232,6 +299,8 @@ print_text(const struct scan *s)
 		printf("%10s %8s %7" PRIu64 " %8" PRIu64 " %10s %11s  %s\n", a,
 		    f->eligible ? "yes" : "no", f->windows, f->windows_resident,
 		    b, c, f->path);
+		if (f->why != WHY_NONE)
+			printf("%10s why: %s\n", "", why_text(f->why));
 	}
 }
 
@@ -250,10 +319,13 @@ print_json(const struct scan *s)
 		printf(",\"dev\":\"%s\",\"inode\":%" PRIu64 ",\"pmd_mapped\":%"
 		    PRIu64 ",\"eligible\":%s,\"windows\":%" PRIu64
 		    ",\"windows_resident\":%" PRIu64 ",\"resident_bytes\":%"
-		    PRIu64 ",\"rss_increase_if_huge\":%" PRIu64 "}\n", f->dev,
+		    PRIu64 ",\"rss_increase_if_huge\":%" PRIu64 ",\"why\":\"%s\","
+		    "\"why_message\":", f->dev,
 		    f->inode, f->pmd_mapped, f->eligible ? "true" : "false",
 		    f->windows, f->windows_resident, f->resident,
-		    f->rss_if_huge);
+		    f->rss_if_huge, map_why_name(f->why));
+		json_string(stdout, why_text(f->why));
+		fputs("}\n", stdout);
 	}
 }
 
@@ -296,8 +368,8 @@ scan_free(struct scan *s)
 int
 pid_report(long pid, const struct options *o)
 {
-	struct scan s = { pid, read_pmd_size(), (uint64_t)sysconf(_SC_PAGESIZE),
-		NULL, 0 };
+	struct scan s = { .pid = pid, .pmd = host_pmd_size(),
+		.page = host_page_size() };
 	int mem = -1, pagemap = -1, rc = 2;
 	FILE *smaps = NULL;
 	size_t i;
@@ -311,6 +383,7 @@ pid_report(long pid, const struct options *o)
 		    pid, strerror(errno));
 		goto out;
 	}
+	s.thp_disabled = thp_disabled(pid);
 	for (i = 0; i < s.nfiles; i++) {
 		detect_elf(&s.files[i], mem);
 		if (s.files[i].is_elf &&
@@ -319,6 +392,8 @@ pid_report(long pid, const struct options *o)
 			    "pagemap: %s\n", pid, strerror(errno));
 			goto out;
 		}
+		if (s.files[i].is_elf)
+			explain(&s.files[i], &s);
 	}
 	if (o->format == FORMAT_JSON)
 		print_json(&s);

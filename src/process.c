@@ -44,7 +44,7 @@ file_error(struct job *j, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	fprintf(j->err, "elfthp-align: %s: %s\n", j->name, text);
-	if (j->o->mode == MODE_CHECK)
+	if (j->o->mode == MODE_CHECK || j->o->mode == MODE_WARM)
 		report_check_other(j->out, j->o->format, j->name, FILE_ERROR,
 		    text);
 	return FILE_ERROR;
@@ -123,7 +123,7 @@ not_for_us(struct job *j, enum read_status st)
 
 	if (j->from_walk)
 		return c;
-	if (j->o->mode == MODE_CHECK) {
+	if (j->o->mode == MODE_CHECK || j->o->mode == MODE_WARM) {
 		report_check_other(j->out, j->o->format, j->name, c, j->msg);
 		return c;
 	}
@@ -183,6 +183,33 @@ input_unchanged(const struct job *j, bool in_place)
 	    same_file(&now, &j->st));
 }
 
+/*
+ * Large writes wherever the output's file system can keep huge folios (or
+ * might); the kernel's own copy, which can share blocks, where it cannot.
+ */
+static enum copy_how
+copy_how_for(const char *path)
+{
+	struct fs_info fs;
+	struct fs_expect e;
+
+	if (fs_identify(path, &fs) != 0)
+		return COPY_LARGE_WRITES;
+	fs_expect(&fs, host_kernel_version(), host_ro_thp_for_fs(), &e);
+	return e.write == TRI_NO ? COPY_IN_KERNEL : COPY_LARGE_WRITES;
+}
+
+/*
+ * In place, the original's name is at stake: fsync before the rename
+ * unless --no-sync.  -o makes a new file, as a linker or cp does: no fsync
+ * unless --sync.
+ */
+static bool
+durable(const struct options *o, bool in_place)
+{
+	return in_place ? !o->no_sync : o->sync;
+}
+
 static enum file_class
 write_new(struct job *j, const char *final, bool in_place)
 {
@@ -190,15 +217,19 @@ write_new(struct job *j, const char *final, bool in_place)
 	char *m = j->msg;
 	size_t n = sizeof(j->msg);
 
+	enum copy_how how;
+
 	if (atomic_open(&a, final, m, n) != 0)
 		return file_error(j, "%s", m);
+	how = copy_how_for(a.tmp_path);
 	if ((j->plan.changed ? rewrite_to_fd(j->fd, a.fd, &j->layout,
-	    &j->plan, m, n) : copy_whole(j->fd, a.fd, j->layout.file_size,
-	    m, n)) != 0 || atomic_copy_metadata(&a, j->fd, in_place, m, n) != 0) {
+	    &j->plan, how, m, n) : copy_whole(j->fd, a.fd,
+	    j->layout.file_size, how, m, n)) != 0 ||
+	    atomic_copy_metadata(&a, j->fd, in_place, m, n) != 0) {
 		atomic_abort(&a);
 		return file_error(j, "%s", m);
 	}
-	if (atomic_sync(&a, !j->o->no_sync, m, n) != 0)
+	if (atomic_sync(&a, durable(j->o, in_place), m, n) != 0)
 		return file_error(j, "%s", m);
 	/* Last look, as close to the rename as it can be. */
 	if (!input_unchanged(j, in_place)) {
@@ -359,6 +390,31 @@ do_check(struct job *j)
 	return c;
 }
 
+static enum file_class
+do_warm(struct job *j)
+{
+	struct plan_params params;
+	struct warm_plan w;
+	struct warm_result r;
+	enum file_class c;
+
+	if ((c = own_params(j, &params)) != FILE_DONE ||
+	    (c = make_plan(j, &params, &j->plan)) != FILE_DONE)
+		return c;
+	if (warm_plan_build(&j->layout, host_pmd_size(),
+	    j->plan.base_aligned_now, &w) != 0)
+		c = file_error(j, "out of memory");
+	else if (warm_file(j->fd, j->path, &w, &r, j->msg, sizeof(j->msg)) != 0)
+		c = file_error(j, "%s", j->msg);
+	else
+		c = warm_verdict(&r);
+	warm_plan_free(&w);
+	if (c != FILE_ERROR && (!j->o->quiet || c != FILE_READY ||
+	    j->o->format == FORMAT_JSON))
+		report_warm(j->out, j->o->format, j->name, &r, c);
+	return c;
+}
+
 enum file_class
 process_file(const char *name, const struct options *o, FILE *out, FILE *err,
     bool from_walk)
@@ -379,6 +435,8 @@ process_file(const char *name, const struct options *o, FILE *out, FILE *err,
 		c = do_report(&j);
 	else if (c == FILE_DONE && o->mode == MODE_CHECK)
 		c = do_check(&j);
+	else if (c == FILE_DONE && o->mode == MODE_WARM)
+		c = do_warm(&j);
 	plan_free(&j.plan);
 	layout_free(&j.layout);
 	if (j.fd >= 0)

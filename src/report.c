@@ -172,11 +172,12 @@ json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static const char *
+const char *
 class_text(enum file_class c)
 {
 	switch (c) {
 	case FILE_READY: return "ready";
+	case FILE_NOT_HUGE: return "not-huge";
 	case FILE_NEEDS_REWRITE: return "needs-rewrite";
 	case FILE_NEEDS_RELINK: return "needs-relink";
 	case FILE_NOT_ELF:

@@ -329,7 +329,8 @@ exit_status(const struct work *w, const struct tally *t)
 {
 	if (t->by_class[FILE_ERROR] > 0 || w->walk_errors > 0)
 		return 2;
-	if (t->by_class[FILE_NEEDS_REWRITE] + t->by_class[FILE_NEEDS_RELINK] > 0)
+	if (t->by_class[FILE_NEEDS_REWRITE] + t->by_class[FILE_NEEDS_RELINK] +
+	    t->by_class[FILE_NOT_HUGE] > 0)
 		return 1;
 	return 0;
 }

@@ -8,7 +8,8 @@
 #     no inode left (tmpfs nr_inodes); an immutable file (chattr +i);
 #   - the input truncated, replaced or modified while the tool runs: strace
 #     delays one syscall the tool makes after reading and before the rename
-#     (copy_file_range, fchown, fchmod, fsync) and the test changes the input
+#     (pwrite64, the first write of data, or of headers where the kernel
+#     copies the data; fchown, fchmod, fsync) and the test changes the input
 #     during the delay; the tool must exit 2 and not rename;
 #   - SIGINT, SIGTERM, SIGHUP during a rewrite (again held in a delayed
 #     syscall): the process dies of the signal, the original is intact and
@@ -260,7 +261,7 @@ echo "# the input changes while the tool runs"
 if [ $have_strace = yes ]; then
     OTHER=$WORK/other
     cp "$FX" "$OTHER" && printf 'replacement' >> "$OTHER"
-    for sc in copy_file_range fchown fchmod fsync; do
+    for sc in pwrite64 fchown fchmod fsync; do
         for action in truncate replace modify; do
             desc="$action during $sc"
             fresh
@@ -297,7 +298,7 @@ fi
 # ------------------------------------------------------------------------------
 echo "# signals during a rewrite"
 if [ $have_strace = yes ]; then
-    for spec in INT:copy_file_range TERM:fsync HUP:fchmod INT:fsync; do
+    for spec in INT:pwrite64 TERM:fsync HUP:fchmod INT:fsync; do
         sig=${spec%%:*} sc=${spec#*:}
         desc="SIG$sig during $sc"
         fresh

@@ -84,7 +84,7 @@ GEO_KEYS = ["name", "page", "pmd", "cont", "translations_now",
             "rss_increase_max", "aslr_bits_lost", "file_growth"]
 PID_KEYS = ["pid", "file", "dev", "inode", "pmd_mapped", "eligible",
             "windows", "windows_resident", "resident_bytes",
-            "rss_increase_if_huge"]
+            "rss_increase_if_huge", "why", "why_message"]
 
 
 def readelf(args, path):

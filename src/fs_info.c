@@ -1,0 +1,259 @@
+/*
+ * Facts about this host and its file systems, read from /proc and /sys:
+ * which file system holds a path (and its mount options), the kernel
+ * version, the THP settings, CONFIG_READ_ONLY_THP_FOR_FS, the glibc
+ * version.  hugefs.c turns them into expectations; this file only reads.
+ */
+#include <errno.h>
+#include <gnu/libc-version.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <zlib.h>
+
+#include "elfthp.h"
+
+/* statfs magic numbers, for when /proc/self/mountinfo cannot be read. */
+static const struct {
+	unsigned long magic;
+	const char *name;
+} magics[] = {
+	{ 0xEF53, "ext4" }, { 0x58465342, "xfs" }, { 0x9123683E, "btrfs" },
+	{ 0x01021994, "tmpfs" }, { 0x73717368, "squashfs" },
+	{ 0x794c7630, "overlay" }, { 0x6969, "nfs" }, { 0xE0F5E1E2, "erofs" },
+	{ 0xF2F52010, "f2fs" }, { 0x65735546, "fuse" },
+};
+
+/* mountinfo writes ' ', '\t', '\n' and '\\' as octal escapes. */
+static void
+unescape(char *s)
+{
+	char *out = s;
+
+	while (*s != '\0') {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
+/* Is mount point mp a path prefix of path ("/" of everything)? */
+static size_t
+prefix_len(const char *mp, const char *path)
+{
+	size_t n = strlen(mp);
+
+	if (strcmp(mp, "/") == 0)
+		return 1;
+	if (strncmp(mp, path, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+		return 0;
+	return n;
+}
+
+/* "super options" of tmpfs carry huge=; the default is never. */
+static void
+huge_option(struct fs_info *fs)
+{
+	const char *h = strstr(fs->options, "huge=");
+	size_t n;
+
+	fs->huge[0] = '\0';
+	if (strcmp(fs->type, "tmpfs") != 0)
+		return;
+	if (h == NULL) {
+		snprintf(fs->huge, sizeof(fs->huge), "never");
+		return;
+	}
+	h += 5;
+	n = strcspn(h, ",");
+	snprintf(fs->huge, sizeof(fs->huge), "%.*s", (int)n, h);
+}
+
+/* One mountinfo line: keep it if its mount point is the longest match. */
+static void
+consider_mount(char *line, const char *path, size_t *best, struct fs_info *fs)
+{
+	char *sep = strstr(line, " - "), *f[6], *save = NULL, *type, *opts,
+	    *super;
+	size_t i, n;
+
+	if (sep == NULL)
+		return;
+	*sep = '\0';
+	for (i = 0; i < 6; i++)
+		if ((f[i] = strtok_r(i ? NULL : line, " ", &save)) == NULL)
+			return;
+	type = strtok_r(sep + 3, " ", &save);
+	(void)strtok_r(NULL, " ", &save);	/* source */
+	super = strtok_r(NULL, " \n", &save);
+	opts = f[5];
+	unescape(f[4]);
+	if (type == NULL || (n = prefix_len(f[4], path)) == 0 || n < *best)
+		return;
+	*best = n;
+	snprintf(fs->type, sizeof(fs->type), "%s", type);
+	snprintf(fs->mount_point, sizeof(fs->mount_point), "%s", f[4]);
+	snprintf(fs->options, sizeof(fs->options), "%s%s%s", opts,
+	    super ? "," : "", super ? super : "");
+}
+
+static void
+type_from_magic(const char *path, struct fs_info *fs)
+{
+	struct statfs sf;
+	size_t i;
+
+	snprintf(fs->type, sizeof(fs->type), "unknown");
+	if (statfs(path, &sf) != 0)
+		return;
+	for (i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
+		if ((unsigned long)sf.f_type == magics[i].magic)
+			snprintf(fs->type, sizeof(fs->type), "%s",
+			    magics[i].name);
+}
+
+/*
+ * The file system that holds path, by the longest mount point that is a
+ * prefix of its real path (devices do not do: btrfs gives each subvolume a
+ * device number of its own).  Returns -1 with errno if path cannot be
+ * resolved.
+ */
+int
+fs_identify(const char *path, struct fs_info *fs)
+{
+	char *real = realpath(path, NULL), line[8192];
+	size_t best = 0;
+	FILE *f;
+
+	memset(fs, 0, sizeof(*fs));
+	if (real == NULL)
+		return -1;
+	if ((f = fopen("/proc/self/mountinfo", "re")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			consider_mount(line, real, &best, fs);
+		fclose(f);
+	}
+	if (best == 0)
+		type_from_magic(real, fs);
+	huge_option(fs);
+	free(real);
+	return 0;
+}
+
+int
+host_kernel(char *release, size_t len, struct kernel_version *v)
+{
+	struct utsname u;
+
+	if (uname(&u) != 0)
+		return -1;
+	snprintf(release, len, "%s", u.release);
+	return kernel_version_parse(u.release, v);
+}
+
+/* The bracketed choice of a sysfs setting: "always [madvise] never". */
+void
+thp_setting(const char *name, char *buf, size_t len)
+{
+	char path[128], line[256], *open, *close;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/%s",
+	    name);
+	snprintf(buf, len, "unknown");
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	if (fgets(line, sizeof(line), f) != NULL &&
+	    (open = strchr(line, '[')) != NULL &&
+	    (close = strchr(open, ']')) != NULL)
+		snprintf(buf, len, "%.*s", (int)(close - open - 1), open + 1);
+	fclose(f);
+}
+
+/* One kernel config option from a gzip'd or plain config file. */
+static enum tri
+config_lookup(const char *file, const char *option, bool *found_file)
+{
+	char line[512];
+	size_t n = strlen(option);
+	enum tri t = TRI_NO;
+	gzFile gz = gzopen(file, "rb");	/* reads plain files as they are */
+
+	*found_file = gz != NULL;
+	if (gz == NULL)
+		return TRI_UNKNOWN;
+	while (gzgets(gz, line, sizeof(line)) != NULL)
+		if (strncmp(line, option, n) == 0 && line[n] == '=') {
+			t = line[n + 1] == 'y' || line[n + 1] == 'm' ? TRI_YES :
+			    TRI_NO;
+			break;
+		}
+	gzclose(gz);
+	return t;
+}
+
+/* From /proc/config.gz or /boot/config-RELEASE; where says which. */
+enum tri
+kernel_config(const char *option, const char *release, char *where,
+    size_t len)
+{
+	char boot[PATH_MAX];
+	bool found;
+	enum tri t = config_lookup("/proc/config.gz", option, &found);
+
+	snprintf(where, len, "/proc/config.gz");
+	if (found)
+		return t;
+	snprintf(boot, sizeof(boot), "/boot/config-%s", release);
+	snprintf(where, len, "%s", boot);
+	t = config_lookup(boot, option, &found);
+	if (!found)
+		snprintf(where, len, "neither /proc/config.gz nor %s", boot);
+	return t;
+}
+
+const char *
+host_glibc(void)
+{
+	return gnu_get_libc_version();
+}
+
+/* Read once per run: --warm asks for every file, from several threads. */
+static struct kernel_version cached_version;
+static enum tri cached_ro_thp = TRI_UNKNOWN;
+static pthread_once_t cached_once = PTHREAD_ONCE_INIT;
+
+static void
+cache_host(void)
+{
+	char release[256], where[PATH_MAX];
+
+	if (host_kernel(release, sizeof(release), &cached_version) != 0)
+		return;
+	cached_ro_thp = kernel_config("CONFIG_READ_ONLY_THP_FOR_FS", release,
+	    where, sizeof(where));
+}
+
+struct kernel_version
+host_kernel_version(void)
+{
+	pthread_once(&cached_once, cache_host);
+	return cached_version;
+}
+
+enum tri
+host_ro_thp_for_fs(void)
+{
+	pthread_once(&cached_once, cache_host);
+	return cached_ro_thp;
+}

@@ -1,0 +1,275 @@
+/*
+ * Page-cache primitives for --warm and --host: map a file range at a
+ * PMD-aligned address, see which pages are cached (mincore), fault them in
+ * without touching them from user space (MADV_POPULATE_READ: a truncated
+ * file then gives an error, not SIGBUS), read how much of one mapping the
+ * kernel mapped with PMDs (our own /proc/self/smaps), collapse, drop, and
+ * find the processes that map a range.
+ *
+ * The only reliable test of "is this range one PMD-sized folio" that needs
+ * no privileges is to map it aligned and look at FilePmdMapped (or
+ * ShmemPmdMapped on tmpfs): a fault maps a PMD exactly when the cache
+ * holds a PMD-sized folio there.  THPeligible is no use: it reads 0 on
+ * kernels without CONFIG_READ_ONLY_THP_FOR_FS even while text is
+ * PMD-mapped.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "elfthp.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+uint64_t
+host_pmd_size(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
+	    "re");
+	unsigned long long v = 0;
+
+	if (f != NULL) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	/* Without THP the kernel maps no PMD anyway; 2 MiB keeps the sums. */
+	return v && !(v & (v - 1)) ? v : UINT64_C(2) << 20;
+}
+
+uint64_t
+host_page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p > 0 ? (uint64_t)p : 4096;
+}
+
+/*
+ * Map [off, off + len) of fd read-only at a PMD-aligned address, inside a
+ * reservation of its own so that no neighbour can merge with it.  With
+ * hugepage, the mapping is MADV_HUGEPAGE, so that a fault reads ahead a
+ * whole PMD-sized folio.  Returns 0, or -1 with errno set and nothing
+ * left mapped.  pc_unmap() undoes a successful call.
+ */
+int
+pc_map(int fd, uint64_t off, uint64_t len, uint64_t pmd, bool hugepage,
+    struct pc_map *m)
+{
+	uintptr_t aligned;
+	void *at;
+
+	m->reserve_len = (size_t)(len + pmd);
+	m->reserve = mmap(NULL, m->reserve_len, PROT_NONE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m->reserve == MAP_FAILED)
+		return -1;
+	aligned = ((uintptr_t)m->reserve + pmd - 1) & ~(uintptr_t)(pmd - 1);
+	at = mmap((void *)aligned, (size_t)len, PROT_READ, MAP_SHARED |
+	    MAP_FIXED, fd, (off_t)off);
+	if (at == MAP_FAILED || (hugepage && madvise(at, (size_t)len,
+	    MADV_HUGEPAGE) != 0)) {
+		int e = errno;
+
+		munmap(m->reserve, m->reserve_len);
+		errno = e;
+		return -1;
+	}
+	m->addr = at;
+	m->len = (size_t)len;
+	return 0;
+}
+
+void
+pc_unmap(struct pc_map *m)
+{
+	if (m->reserve != NULL && m->reserve != MAP_FAILED)
+		munmap(m->reserve, m->reserve_len);
+	m->reserve = NULL;
+	m->addr = NULL;
+}
+
+/* Cached pages of the mapping, counted with mincore. */
+int
+pc_resident(const struct pc_map *m, uint64_t page, uint64_t *pages)
+{
+	unsigned char vec[4096];
+	uint64_t done = 0, npages = m->len / page;
+
+	*pages = 0;
+	while (done < npages) {
+		uint64_t n = npages - done < sizeof(vec) ? npages - done :
+		    sizeof(vec);
+		uint64_t i;
+
+		if (mincore(m->addr + done * page, (size_t)(n * page), vec) != 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			*pages += vec[i] & 1;
+		done += n;
+	}
+	return 0;
+}
+
+/* Fault the whole mapping in; errno on failure (EFAULT: past EOF, EIO). */
+int
+pc_populate(const struct pc_map *m)
+{
+	return madvise(m->addr, m->len, MADV_POPULATE_READ) == 0 ? 0 : errno;
+}
+
+/* 0, or errno: EINVAL where the kernel cannot collapse this file. */
+int
+pc_collapse(const struct pc_map *m)
+{
+	return madvise(m->addr, m->len, MADV_COLLAPSE) == 0 ? 0 : errno;
+}
+
+int
+pc_drop(int fd, uint64_t off, uint64_t len)
+{
+	return posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+}
+
+/* "7f0c00000000-7f0c00200000 r--s ..." : is this a mapping's first line? */
+static bool
+smaps_header(const char *line, unsigned long long *start)
+{
+	unsigned long long end;
+	const char *dash = strchr(line, '-');
+	const char *space = strchr(line, ' ');
+
+	return isxdigit((unsigned char)line[0]) && dash != NULL &&
+	    space != NULL && dash < space &&
+	    sscanf(line, "%llx-%llx ", start, &end) == 2;
+}
+
+/*
+ * Bytes of our own mapping at addr that the kernel mapped with PMDs
+ * (FilePmdMapped, or ShmemPmdMapped on tmpfs).  -1 if smaps cannot be read
+ * or has no such mapping.
+ */
+int
+pc_pmd_mapped(const void *addr, uint64_t *bytes)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	unsigned long long start, kb;
+	bool in = false, found = false;
+
+	*bytes = 0;
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (smaps_header(line, &start)) {
+			if (in)
+				break;
+			in = found = start == (uintptr_t)addr;
+			continue;
+		}
+		if (in && (sscanf(line, "FilePmdMapped: %llu kB", &kb) == 1 ||
+		    sscanf(line, "ShmemPmdMapped: %llu kB", &kb) == 1))
+			*bytes += (uint64_t)kb * 1024;
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/* Does a line of /proc/PID/maps map part of [off, off + len) of the file? */
+static bool
+maps_line_hits(const char *line, const struct stat *st, uint64_t off,
+    uint64_t len)
+{
+	unsigned long long start, end, pgoff, inode;
+	unsigned maj, min;
+	char perms[8];
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms,
+	    &pgoff, &maj, &min, &inode) != 7)
+		return false;
+	if (inode != (unsigned long long)st->st_ino ||
+	    makedev(maj, min) != st->st_dev)
+		return false;
+	return pgoff < off + len && off < pgoff + (end - start);
+}
+
+static int
+maps_file_hits(const char *pid, const struct stat *st, uint64_t off,
+    uint64_t len)
+{
+	char path[64], line[4096];
+	FILE *f;
+	int hit = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return errno == ENOENT || errno == ESRCH ? 0 : -1;
+	while (!hit && fgets(line, sizeof(line), f) != NULL)
+		hit = maps_line_hits(line, st, off, len);
+	fclose(f);
+	return hit;
+}
+
+/*
+ * The processes other than this one that map part of [off, off + len) of
+ * the file st describes: up to max PIDs in pids, their total count
+ * returned.  *unreadable counts the processes whose maps this user may not
+ * read.
+ */
+size_t
+pc_find_mappers(const struct stat *st, uint64_t off, uint64_t len,
+    long *pids, size_t max, size_t *unreadable)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	long self = (long)getpid();
+	size_t n = 0;
+
+	*unreadable = 0;
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		int hit;
+
+		if (*end != '\0' || pid <= 0 || pid == self)
+			continue;
+		hit = maps_file_hits(e->d_name, st, off, len);
+		if (hit < 0)
+			(*unreadable)++;
+		else if (hit > 0 && n++ < max)
+			pids[n - 1] = pid;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The command name of a process, "?" if it cannot be read. */
+void
+pc_comm(long pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	snprintf(buf, len, "?");
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	if (fgets(buf, (int)len, f) != NULL)
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}

@@ -1,0 +1,106 @@
+/*
+ * Which PMD windows of a file --warm works on; pure.
+ *
+ * A window of a read-only PT_LOAD whose offset and address agree modulo
+ * the PMD is also a PMD-aligned range of the file, and the page cache
+ * indexes the file: that range is what must become one PMD-sized folio.
+ * Windows of incongruent segments have no such range; they only count
+ * (a rewrite would make them usable).  Overlapping segments name a range
+ * once: the ranges are kept as a bitmap over the file's PMD ranges, so the
+ * work stays in proportion to the file, whatever the header tables say.
+ */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfthp.h"
+
+static void
+mark(struct warm_plan *w, uint64_t k)
+{
+	if (k < w->nranges && !(w->bits[k / 8] & (1u << (k % 8)))) {
+		w->bits[k / 8] |= (uint8_t)(1u << (k % 8));
+		w->warmable++;
+	}
+}
+
+bool
+warm_range(const struct warm_plan *w, uint64_t k)
+{
+	return k < w->nranges && (w->bits[k / 8] & (1u << (k % 8)));
+}
+
+/* Mark the PMD-aligned file ranges inside [offset, offset + filesz). */
+static void
+mark_segment(struct warm_plan *w, const struct seg_desc *s)
+{
+	uint64_t first = (s->offset + w->pmd - 1) / w->pmd;
+	uint64_t end = (s->offset + s->filesz) / w->pmd;
+	uint64_t k;
+
+	if (end > w->nranges)
+		end = w->nranges;
+	for (k = first; k < end; k++)
+		mark(w, k);
+}
+
+/*
+ * Fills w for layout L and PMD size pmd (a power of two).  base_aligned is
+ * the plan's base_aligned_now.  Returns -1 if out of memory; the caller
+ * frees w with warm_plan_free() in every case.
+ */
+int
+warm_plan_build(const struct elf_layout *L, uint64_t pmd, bool base_aligned,
+    struct warm_plan *w)
+{
+	size_t i;
+
+	*w = (struct warm_plan){ .pmd = pmd, .nranges = L->file_size / pmd,
+		.base_aligned = base_aligned };
+	if ((w->bits = calloc(w->nranges / 8 + 1, 1)) == NULL)
+		return -1;
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+		uint64_t n = windows_in(s->vaddr, s->filesz, pmd);
+
+		if (s->type != PT_LOAD || (s->flags & PF_W) || n == 0)
+			continue;
+		if (((s->offset - s->vaddr) & (pmd - 1)) == 0)
+			mark_segment(w, s);
+		else
+			w->misaligned += n;
+	}
+	return 0;
+}
+
+void
+warm_plan_free(struct warm_plan *w)
+{
+	free(w->bits);
+	w->bits = NULL;
+}
+
+uint64_t
+warm_not_huge(const struct warm_result *r)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < WARM_NREASONS; i++)
+		n += r->not_huge[i];
+	return n;
+}
+
+/*
+ * All of the file's windows huge: ready.  A file that cannot be mapped
+ * huge as it is (incongruent segments, or a base the loader need not
+ * align) needs a rewrite, however much of it was warmed.
+ */
+enum file_class
+warm_verdict(const struct warm_result *r)
+{
+	if (r->not_huge[WARM_NOT_ALIGNED] > 0 ||
+	    (r->windows > 0 && !r->base_aligned))
+		return FILE_NEEDS_REWRITE;
+	return warm_not_huge(r) > 0 ? FILE_NOT_HUGE : FILE_READY;
+}
