@@ -257,7 +257,8 @@ int atomic_rename(struct atomic_file *, char *, size_t);
 void atomic_abort(struct atomic_file *);
 
 /* hugefs.c: what a file system does with PMD-sized folios; pure. */
-enum tri { TRI_NO, TRI_YES, TRI_UNKNOWN };
+/* Zero is "unknown": a fact nobody filled in says nothing. */
+enum tri { TRI_UNKNOWN, TRI_NO, TRI_YES };
 struct kernel_version {
 	unsigned major;
 	unsigned minor;

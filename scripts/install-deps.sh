@@ -4,10 +4,10 @@
 # Run as root, or with sudo available.
 set -eu
 
-BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev"
+BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev zlib1g-dev"
 # Independent checkers and fixture toolchains used by `make check`.
 TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl e2fsprogs
- cmake strace python3 coreutils util-linux
+ cmake strace python3 coreutils util-linux xfsprogs btrfs-progs
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
  gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user"
 # Peers and timers for make bench.

@@ -154,7 +154,7 @@ report_warm(FILE *f, enum format fmt, const char *name,
 static void
 host_text_path(FILE *f, const struct host_path *h)
 {
-	char w[16], r[16], c[16];
+	char w[16], r[16], c[16], size[16];
 
 	if (h->error != 0)
 		return;
@@ -166,9 +166,10 @@ host_text_path(FILE *f, const struct host_path *h)
 		format_size(w, sizeof(w), h->probe.write_pmd);
 		format_size(r, sizeof(r), h->probe.warm_pmd);
 		format_size(c, sizeof(c), h->probe.collapse_pmd);
-		fprintf(f, "\n  probe: %s PMD-mapped after a write, %s after "
-		    "--warm's readahead, %s after MADV_COLLAPSE (of %" PRIu64
-		    " KiB)", w, r, c, h->probe.size >> 10);
+		format_size(size, sizeof(size), h->probe.size);
+		fprintf(f, "\n  probe of %s: PMD-mapped %s after a write, %s "
+		    "after --warm's readahead, %s after MADV_COLLAPSE", size, w,
+		    r, c);
 	} else {
 		fprintf(f, "\n  not probed (%s): judged by type and kernel: "
 		    "writes %s, readahead %s, MADV_COLLAPSE %s",

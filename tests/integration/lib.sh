@@ -413,6 +413,18 @@ same_listing() {
     return 1
 }
 
+# equals WHAT GOT WANT: two strings are the same.
+equals() {
+    [ "$2" = "$3" ] && return 0
+    WHY="$1: got [$2], want [$3]"; return 1
+}
+
+# rc_is GOT WANT: an exit status is what was expected.
+rc_is() {
+    [ "$1" -eq "$2" ] && return 0
+    WHY="exit $1, expected $2"; return 1
+}
+
 # tool_rc N: the last run_tool exited with N.
 tool_rc() {
     [ "$T_RC" -eq "$1" ] && return 0
@@ -425,4 +437,89 @@ tool_err_names() {
         *"elfthp-align: $1:"*) return 0 ;;
     esac
     WHY="stderr does not have 'elfthp-align: $1: ...': $(tool_said)"; return 1
+}
+
+# --- running programs and reading their mappings -------------------------
+
+HOLD_PID=""
+# hold_start OUT CMD...: run CMD (a fixture, given --hold as its last
+# argument) in the background, output to OUT, and wait until it prints
+# "ready"; HOLD_PID is its pid.  Returns 1 (WHY set) if it never does.
+hold_start() {
+    local out=$1 i; shift
+    "$@" --hold > "$out" 2>&1 &
+    HOLD_PID=$!
+    for i in $(seq 1 300); do
+        grep -q '^ready$' "$out" 2>/dev/null && return 0
+        kill -0 "$HOLD_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    WHY="$* --hold did not get ready: $(head -3 "$out" | tr '\n' ' ')"
+    hold_stop
+    return 1
+}
+
+hold_stop() {
+    if [ -n "$HOLD_PID" ]; then
+        kill "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null
+    fi
+    HOLD_PID=""
+}
+
+# pmd_kb PID FILE [x]: FilePmdMapped + ShmemPmdMapped (kB) summed over the
+# mappings of FILE in /proc/PID/smaps; with x, executable mappings only.
+pmd_kb() {
+    awk -v p="$(realpath "$2")" -v xonly="${3:-}" '
+        /^[0-9a-f]+-[0-9a-f]+ / { cur = ($6 == p) && (xonly == "" || $2 ~ /x/); next }
+        cur && ($1 == "FilePmdMapped:" || $1 == "ShmemPmdMapped:") { kb += $2 }
+        END { print kb + 0 }' "/proc/$1/smaps"
+}
+
+# run_pmd FILE CMD...: run CMD --hold; RUN_KB (FILE's PMD-mapped kB),
+# RUN_XKB (its executable mappings only) and RUN_OUT (what it printed
+# before "ready").  Returns 1 (WHY set) if it does not get ready.
+run_pmd() {
+    local file=$1; shift
+    RUN_KB="" RUN_XKB="" RUN_OUT=""
+    hold_start "$WORK/.run_pmd.out" "$@" || return 1
+    RUN_KB=$(pmd_kb "$HOLD_PID" "$file")
+    RUN_XKB=$(pmd_kb "$HOLD_PID" "$file" x)
+    hold_stop
+    RUN_OUT=$(grep -v '^ready$' "$WORK/.run_pmd.out")
+    return 0
+}
+
+# drop_cache FILE: write FILE back and drop its page cache (fsync, then
+# POSIX_FADV_DONTNEED), as the kernel does under memory pressure.
+drop_cache() {
+    python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.fsync(fd)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
+}
+
+# cached_bytes FILE: bytes of FILE in the page cache (fincore).
+cached_bytes() { fincore -b -n -o RES "$1" | tr -d ' '; }
+
+# kb_is WHAT GOT WANT: a kB figure is exactly what was expected.
+kb_is() {
+    [ "$2" = "$3" ] && return 0
+    WHY="$1: $2 kB, expected $3 kB"; return 1
+}
+
+# mount_image FS DIR: a 512 MiB sparse image made with mkfs.FS (ext4, xfs
+# or btrfs) in $WORK, loop-mounted at DIR and added to $MOUNTS (the
+# script's cleanup_hook unmounts them).  Returns 1 (WHY set) if mkfs
+# fails, 2 if the kernel refuses the mount.
+mount_image() {
+    local fs=$1 dir=$2 img=$WORK/$1.img err
+    truncate -s 512M "$img" || return 1
+    case $fs in
+        ext4) err=$(mkfs.ext4 -q -F "$img" 2>&1) ;;
+        xfs) err=$(mkfs.xfs -q -f "$img" 2>&1) ;;
+        btrfs) err=$(mkfs.btrfs -q -f "$img" 2>&1) ;;
+    esac || { WHY="mkfs.$fs: $err"; return 1; }
+    mkdir -p "$dir"
+    err=$(mount -o loop "$img" "$dir" 2>&1) || { WHY="mount: $err"; return 2; }
+    MOUNTS="$dir ${MOUNTS:-}"
 }

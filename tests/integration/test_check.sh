@@ -41,12 +41,6 @@ cleanup_hook() {
 
 # --- helpers ---------------------------------------------------------------
 
-# equals WHAT GOT WANT
-equals() {
-    [ "$2" = "$3" ] && return 0
-    WHY="$1: got [$2], want [$3]"; return 1
-}
-
 # summary N R W L A M E: the summary line the tool must print.
 summary() {
     local f="files" e="errors"

@@ -22,12 +22,6 @@ WANT_LINE="hello from a program with 4096 KiB of padding in its text"
 # snapshot DIR: names, sizes and mtimes of everything under DIR.
 snapshot() { (cd "$1" && find . -exec stat -c '%n %s %.9Y' {} + | sort); }
 
-# equals WHAT GOT WANT
-equals() {
-    [ "$2" = "$3" ] && return 0
-    WHY="$1: got [$2], want [$3]"; return 1
-}
-
 # equals_rc RC LOG: a build step exited 0 (else the end of its log).
 equals_rc() {
     [ "$1" -eq 0 ] && return 0

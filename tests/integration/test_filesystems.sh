@@ -1,0 +1,316 @@
+#!/bin/bash
+# test_filesystems.sh BUILDDIR - huge text on the file systems binaries
+# really live on: loop-mounted ext4, XFS and btrfs images made here.
+#
+# The kernel maps file text with a PMD only where the page cache holds a
+# PMD-sized folio, so the figure checked is FilePmdMapped from
+# /proc/PID/smaps of the running fixture, summed over the file's mappings,
+# against the window count readelf gives (count_eligible): the fixture
+# touches every window (64 functions 128 KiB apart, and it reads all of its
+# 4 MiB blob).  On ext4 and XFS, for lld-pie (the text moves), gnu-pie
+# (only p_align changes) and libbig.so (GNU ld, loaded by ld.so):
+#   - the rewrite (-o, and in place) runs huge at once: FilePmdMapped =
+#     windows x 2 MiB;
+#   - negative controls: a cp of the rewritten file gets 0; the original
+#     gets 0 even after --warm (it exits 1 and says "not aligned");
+#   - the page cache dropped (fsync + POSIX_FADV_DONTNEED): the cold run
+#     gets 0; --warm exits 0 and the run is huge again; a second --warm
+#     finds every window huge and reads 0 bytes; --warm never writes (same
+#     bytes, mtime and ctime);
+#   - a cp warmed with --warm is huge;
+#   - busy: --warm on a file whose small folios a running process maps
+#     exits 1, names the pid, and leaves the cache as it was;
+#   - --pid says why: small folios (cold), nothing (warmed), replaced,
+#     THP disabled by prctl (a negative control for the smaps figure);
+#   - --host: its JSON keys, and its verdict for the mount agrees with
+#     what was measured there.
+# On btrfs (the negative control for the file system): the rewrite runs
+# but gets 0, --warm exits 1 naming btrfs, and --host says so.
+#
+# Runs that must not be huge by chance use setarch -R: with ASLR a PIE
+# base is 2 MiB-aligned once in 512 runs, and its congruent windows would
+# then map.  The THP sysfs setting is not changed here (the kernel does not
+# consult it for file text; docs/domain.md).  Needs root, loop devices and
+# each file system in the kernel: only a refusal by the kernel is a skip.
+. "$(dirname "$0")/lib.sh"
+need_builddir "$@"
+need_tool
+
+MOUNTS="" LOOPS=""
+cleanup_hook() {
+    local m
+    hold_stop
+    for m in $MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+    MOUNTS=""
+}
+
+PMD_KB=2048
+if [ "$(uname -m)" != x86_64 ]; then
+    skip "file systems" "host is $(uname -m); the fixtures checked here are x86_64"
+    finish
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    skip "file systems" "loop mounts need root"
+    finish
+fi
+if [ "$(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size 2>/dev/null)" != 2097152 ]; then
+    skip "file systems" "the kernel has no 2 MiB transparent huge pages"
+    finish
+fi
+for t in mkfs.ext4 mkfs.xfs mkfs.btrfs fincore setarch python3; do
+    command -v "$t" >/dev/null ||
+        { fail "$t installed" "make deps installs it"; finish; }
+done
+
+# want_kb FILE: windows x 2 MiB, from readelf.
+want_kb() { count_eligible "$1"; echo $((ELIG_W * PMD_KB)); }
+
+# runs_kb DESC WANT FILE CMD...: CMD --hold maps FILE with WANT kB of PMDs
+# and prints what the fixture prints.
+runs_kb() {
+    local desc=$1 want=$2 file=$3; shift 3
+    if ! run_pmd "$file" "$@"; then fail "$desc" "$WHY"; return; fi
+    assert "$desc: FilePmdMapped = $want kB" kb_is "$desc" "$RUN_KB" "$want"
+    [ "$RUN_OUT" = "$EXPECT_OUT" ] && pass "$desc: prints what the original prints" ||
+        fail "$desc: prints what the original prints" "[$RUN_OUT] vs [$EXPECT_OUT]"
+}
+
+# json_field JSON KEY: one top-level value of a JSON object.
+json_field() {
+    python3 -c 'import json, sys
+v = json.loads(sys.argv[1])[sys.argv[2]]
+print(json.dumps(v) if isinstance(v, (list, dict)) else v)' "$1" "$2" 2>/dev/null
+}
+
+# warm FILE: elfthp-align --warm --format json FILE; W_RC and W_JSON.
+warm() {
+    run_tool --warm --format json "$1"
+    W_RC=$T_RC W_JSON=$T_OUT
+}
+
+# field_is DESC KEY WANT: a key of the last --warm's JSON.
+field_is() {
+    local got; got=$(json_field "$W_JSON" "$2")
+    [ "$got" = "$3" ] && return 0
+    WHY="$1: $2 = [$got], expected [$3]: $W_JSON"; return 1
+}
+
+# read_between LO HI: the last --warm's read_bytes lies in [LO, HI]
+# (readahead for the last window may read the tail of the file too).
+read_between() {
+    local got; got=$(json_field "$W_JSON" read_bytes)
+    [ -n "$got" ] && [ "$got" -ge "$1" ] && [ "$got" -le "$2" ] && return 0
+    WHY="read_bytes $got not in [$1, $2]: $W_JSON"; return 1
+}
+
+# has_reason CODE: the last --warm's JSON lists that reason.
+has_reason() {
+    python3 -c 'import json, sys
+o = json.loads(sys.argv[1])
+sys.exit(0 if any(r["code"] == sys.argv[2] for r in o["reasons"]) else 1)' "$W_JSON" "$1" && return 0
+    WHY="no reason '$1' in: $W_JSON"; return 1
+}
+
+fingerprint() { echo "$(sha256sum < "$1") $(stat -c '%i %.9Y %.9Z %s' "$1")"; }
+
+fixture_line lld-pie && LLD=$BUILD/$FX_FILE
+fixture_line gnu-pie && GNU=$BUILD/$FX_FILE
+EXPECT_OUT=$("$LLD")
+
+# --- the cases ----------------------------------------------------------
+
+# rewrite_cases FS M: the rewrite alone gives huge text; cp gives none.
+rewrite_cases() {
+    local fs=$1 M=$2 w wg
+    run_tool -o "$M/lld-o" "$LLD"
+    assert "$fs: -o lld-pie exits 0" tool_rc 0
+    w=$(want_kb "$M/lld-o")
+    [ "$w" -gt 0 ] || fail "$fs: lld-pie has windows after the rewrite" "readelf counts none"
+    runs_kb "$fs: -o lld-pie runs huge at once" "$w" "$M/lld-o" "$M/lld-o"
+    cp "$M/lld-o" "$M/lld-cp"
+    runs_kb "$fs: negative control: cp of the rewritten lld-pie" 0 "$M/lld-cp" "$M/lld-cp"
+    cp "$LLD" "$M/lld-in"
+    run_tool "$M/lld-in"
+    assert "$fs: in place lld-pie exits 0" tool_rc 0
+    runs_kb "$fs: in place lld-pie runs huge at once" "$w" "$M/lld-in" "$M/lld-in"
+    # Only p_align changes (GNU ld): the data must still be written huge.
+    cp "$GNU" "$M/gnu-in"
+    run_tool "$M/gnu-in"
+    assert "$fs: in place gnu-pie (header-only) exits 0" tool_rc 0
+    assert "$fs: gnu-pie: only p_align changed" check_only_align_changed "$GNU" "$M/gnu-in"
+    wg=$(want_kb "$M/gnu-in")
+    runs_kb "$fs: in place gnu-pie (header-only) runs huge at once" "$wg" "$M/gnu-in" "$M/gnu-in"
+    run_tool -o "$M/gnu-o" "$GNU"
+    runs_kb "$fs: -o gnu-pie (header-only) runs huge at once" "$wg" "$M/gnu-o" "$M/gnu-o"
+    cp "$GNU" "$M/gnu-orig"
+    runs_kb "$fs: negative control: the original gnu-pie" 0 "$M/gnu-orig" setarch -R "$M/gnu-orig"
+    shared_cases "$fs" "$M"
+}
+
+# shared_cases FS M: a GNU ld library, loaded by ld.so from the mount.
+shared_cases() {
+    local fs=$1 M=$2 w
+    fixture_line shared || { skip "$fs: shared library" "fixture not built"; return; }
+    mkdir -p "$M/lib" "$M/libcp"
+    cp "$BUILD/$FX_MAIN" "$M/lib/" && cp "$BUILD/$FX_MAIN" "$M/libcp/"
+    run_tool -o "$M/lib/$FX_FILE" "$BUILD/$FX_FILE"
+    assert "$fs: -o libbig.so exits 0" tool_rc 0
+    cp "$M/lib/$FX_FILE" "$M/libcp/"
+    w=$(want_kb "$M/lib/$FX_FILE")
+    runs_kb "$fs: rewritten libbig.so runs huge at once" "$w" "$M/lib/$FX_FILE" "$M/lib/$FX_MAIN"
+    runs_kb "$fs: negative control: cp of the rewritten libbig.so" 0 "$M/libcp/$FX_FILE" "$M/libcp/$FX_MAIN"
+    run_tool --warm "$M/libcp/$FX_FILE"
+    assert "$fs: --warm libbig.so exits 0" tool_rc 0
+    runs_kb "$fs: warmed libbig.so runs huge" "$w" "$M/libcp/$FX_FILE" "$M/libcp/$FX_MAIN"
+}
+
+# warm_cases FS M: cold runs, --warm, twice, never a write.
+warm_cases() {
+    local fs=$1 M=$2 w before after
+    w=$(want_kb "$M/lld-o")
+    drop_cache "$M/lld-o"
+    runs_kb "$fs: after the page cache is dropped, the cold run" 0 "$M/lld-o" "$M/lld-o"
+    # Before the drop: reading it (sha256sum) fills the cache, and XFS's
+    # readahead, 2.5 MiB on a loop device, can make huge folios itself.
+    before=$(fingerprint "$M/lld-o")
+    drop_cache "$M/lld-o"
+    warm "$M/lld-o"
+    assert "$fs: --warm of the dropped file exits 0" rc_is "$W_RC" 0
+    assert "$fs: --warm made every window huge" field_is "$fs" made_huge $((w / PMD_KB))
+    assert "$fs: --warm says status ready" field_is "$fs" status ready
+    assert "$fs: --warm read the windows, at most the file" read_between \
+        $((w * 1024)) "$(stat -c %s "$M/lld-o")"
+    runs_kb "$fs: warmed lld-pie runs huge" "$w" "$M/lld-o" "$M/lld-o"
+    warm "$M/lld-o"
+    assert "$fs: a second --warm exits 0" rc_is "$W_RC" 0
+    assert "$fs: a second --warm finds every window huge" field_is "$fs" huge_before $((w / PMD_KB))
+    assert "$fs: a second --warm reads nothing" field_is "$fs" read_bytes 0
+    after=$(fingerprint "$M/lld-o")
+    assert "$fs: --warm never writes (bytes, inode, mtime, ctime)" equals "fingerprint" "$after" "$before"
+    warm "$M/lld-cp"
+    assert "$fs: --warm of a cp exits 0" rc_is "$W_RC" 0
+    runs_kb "$fs: warmed cp runs huge" "$w" "$M/lld-cp" "$M/lld-cp"
+    cp "$LLD" "$M/lld-orig"
+    warm "$M/lld-orig"
+    assert "$fs: --warm of the original exits 1" rc_is "$W_RC" 1
+    assert "$fs: --warm of the original: needs-rewrite" field_is "$fs" status needs-rewrite
+    assert "$fs: --warm of the original says not aligned" has_reason not-aligned
+    runs_kb "$fs: negative control: the warmed original" 0 "$M/lld-orig" setarch -R "$M/lld-orig"
+}
+
+# busy_cases FS M: small folios mapped by a running process stay.
+busy_cases() {
+    local fs=$1 M=$2 c0 c1 pids
+    cp "$M/lld-o" "$M/busy"
+    if ! hold_start "$WORK/busy.out" "$M/busy"; then fail "$fs: busy holder" "$WHY"; return; fi
+    c0=$(cached_bytes "$M/busy")
+    warm "$M/busy"
+    c1=$(cached_bytes "$M/busy")
+    assert "$fs: --warm of a busy file exits 1" rc_is "$W_RC" 1
+    assert "$fs: --warm of a busy file says busy" has_reason busy
+    pids=$(python3 -c 'import json, sys
+print(" ".join(str(p) for r in json.loads(sys.argv[1])["reasons"] for p in r.get("pids", [])))' "$W_JSON")
+    case " $pids " in
+        *" $HOLD_PID "*) pass "$fs: --warm names the busy pid" ;;
+        *) fail "$fs: --warm names the busy pid" "pid $HOLD_PID not in [$pids]: $W_JSON" ;;
+    esac
+    assert "$fs: --warm of a busy file leaves its cache as it was" equals "cached bytes" "$c1" "$c0"
+    assert "$fs: the busy process still maps no PMD" kb_is "busy" "$(pmd_kb "$HOLD_PID" "$M/busy")" 0
+    hold_stop
+}
+
+# pid_why PID FILE: the why code --pid gives for FILE.
+pid_why() {
+    "$TOOL" --pid "$1" --format json | python3 -c 'import json, sys
+for line in sys.stdin:
+    o = json.loads(line)
+    if o["file"].startswith(sys.argv[1]):
+        print(o["why"]); break' "$(realpath "$2")"
+}
+
+# pid_cases FS M: --pid says why, and THP disabled is a negative control.
+pid_cases() {
+    local fs=$1 M=$2
+    cp "$M/lld-o" "$M/cold"
+    hold_start "$WORK/pid.out" "$M/cold" || { fail "$fs: --pid holder" "$WHY"; return; }
+    assert "$fs: --pid on a cold copy: small-folios" equals "why" "$(pid_why "$HOLD_PID" "$M/cold")" small-folios
+    cp "$M/lld-o" "$M/cold.new" && mv "$M/cold.new" "$M/cold"
+    assert "$fs: --pid after the file was replaced: replaced" equals "why" "$(pid_why "$HOLD_PID" "$M/cold")" replaced
+    hold_stop
+    hold_start "$WORK/pid.out" "$M/lld-o" || { fail "$fs: --pid holder" "$WHY"; return; }
+    assert "$fs: --pid on the warmed file: no why" equals "why" "$(pid_why "$HOLD_PID" "$M/lld-o")" none
+    hold_stop
+    hold_start "$WORK/pid.out" python3 -c 'import ctypes, os, sys
+ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)     # PR_SET_THP_DISABLE
+os.execv(sys.argv[1], sys.argv[1:])' "$M/lld-o" || { fail "$fs: THP-disabled holder" "$WHY"; return; }
+    assert "$fs: negative control: THP disabled, warmed file maps no PMD" kb_is "prctl" "$(pmd_kb "$HOLD_PID" "$M/lld-o")" 0
+    assert "$fs: --pid with THP disabled: thp-disabled" equals "why" "$(pid_why "$HOLD_PID" "$M/lld-o")" thp-disabled
+    hold_stop
+}
+
+huge_fs_cases() {
+    rewrite_cases "$1" "$2"
+    warm_cases "$1" "$2"
+    busy_cases "$1" "$2"
+    pid_cases "$1" "$2"
+    MEASURED=huge-after-rewrite-and-warm
+}
+
+btrfs_cases() {
+    local M=$1
+    run_tool -o "$M/lld-o" "$LLD"
+    assert "btrfs: -o lld-pie exits 0" tool_rc 0
+    runs_kb "btrfs: rewritten lld-pie (no huge folios here)" 0 "$M/lld-o" "$M/lld-o"
+    drop_cache "$M/lld-o"
+    warm "$M/lld-o"
+    assert "btrfs: --warm exits 1" rc_is "$W_RC" 1
+    assert "btrfs: --warm says no-huge-folios" has_reason no-huge-folios
+    case $W_JSON in
+        *'(btrfs)'*) pass "btrfs: --warm's reason names btrfs" ;;
+        *) fail "btrfs: --warm's reason names btrfs" "$W_JSON" ;;
+    esac
+    runs_kb "btrfs: after --warm, still" 0 "$M/lld-o" "$M/lld-o"
+    MEASURED=no-huge-folios
+}
+
+HOST_KEYS="schema kernel thp_enabled thp_defrag thp_shmem_enabled read_only_thp_for_fs madv_collapse_files glibc glibc_aligns_libraries"
+PATH_KEYS="schema path fs_type mount_point mount_options tmpfs_huge probed write_pmd_bytes warm_pmd_bytes collapse_pmd_bytes expect_write expect_readahead expect_collapse outcome advice"
+
+# keys_are JSONLINE KEYS: exactly these keys.
+keys_are() {
+    python3 -c 'import json, sys
+got = sorted(json.loads(sys.argv[1]))
+want = sorted(sys.argv[2].split())
+sys.exit(0 if got == want else 1)' "$1" "$2" && return 0
+    WHY="keys of [$1] are not [$2]"; return 1
+}
+
+# host_cases FS M: --host's verdict for the mount is what the run measured.
+host_cases() {
+    local fs=$1 M=$2 host path
+    run_tool --host --format json "$M"
+    assert "$fs: --host exits 0" tool_rc 0
+    host=$(printf '%s\n' "$T_OUT" | sed -n 1p) path=$(printf '%s\n' "$T_OUT" | sed -n 2p)
+    assert "$fs: --host's host line has its keys" keys_are "$host" "$HOST_KEYS"
+    assert "$fs: --host's path line has its keys" keys_are "$path" "$PATH_KEYS"
+    assert "$fs: --host names the file system" equals "fs_type" "$(json_field "$path" fs_type)" "$fs"
+    assert "$fs: --host probed the mount" equals "probed" "$(json_field "$path" probed)" True
+    assert "$fs: --host's verdict agrees with the runs" equals "outcome" "$(json_field "$path" outcome)" "$MEASURED"
+    assert "$fs: --host leaves no file behind" equals "listing" "$(ls -A "$M" | grep -c elfthp-probe)" 0
+}
+
+for fs in ext4 xfs btrfs; do
+    echo "# $fs"
+    M=$WORK/mnt-$fs
+    mount_image "$fs" "$M"; rc=$?
+    if [ $rc -eq 2 ]; then skip "$fs" "the kernel refuses to mount it: $WHY"; continue; fi
+    if [ $rc -ne 0 ]; then fail "$fs image" "$WHY"; continue; fi
+    if [ "$fs" = btrfs ]; then
+        btrfs_cases "$M"
+    else
+        huge_fs_cases "$fs" "$M"
+    fi
+    host_cases "$fs" "$M"
+    umount "$M" && MOUNTS=${MOUNTS/"$M "/}
+done
+finish
