@@ -4,8 +4,9 @@
 # For lld-linked PIEs with about 50 MiB, 300 MiB and 1 GiB of text (lld puts
 # the text at p_vaddr = p_offset + 0x1000, so the tool must pad and move
 # it), rounds of hyperfine runs (bench/lib.sh hf_rounds) time, side by side:
-#   elfthp-align -o OUT IN     (the rewrite; OUT removed before each run)
-#   elfthp-align --no-sync -o OUT IN   (if the tool has it: no fsyncs)
+#   elfthp-align -o OUT IN     (the rewrite; OUT removed before each run;
+#                              like cp, no fsync)
+#   elfthp-align --sync -o OUT IN      (made durable, like cp + sync)
 #   cp IN OUT                  (what any copy costs; no fsync)
 #   cp IN OUT && sync OUT      (the same made durable: the tool fsyncs)
 #   patchelf --output OUT --set-interpreter <same interpreter> IN
@@ -40,9 +41,9 @@ echo "|---|---|---|---|---|---|---|---|---|"
 } >"$md"
 
 summary="" tmpfs_rows="" keys=""
-# --no-sync (skip the fsyncs; for build outputs) where this build has it.
+# --sync (-o made durable) where this build has it.
 NOSYNC=false
-"$TOOL" --help 2>&1 | grep -q -e '--no-sync' && NOSYNC=true
+"$TOOL" --help 2>&1 | grep -q -e '--sync ' && NOSYNC=true
 tmp=$B/tmpfs1
 trap umount_huge EXIT
 while read -r name bytes runs warm <&3; do
@@ -53,9 +54,9 @@ while read -r name bytes runs warm <&3; do
 	rss=$out/rss-$name; mkdir -p "$rss"
 	T="/usr/bin/time -a -f %M -o $rss"
 	nosync=()
-	$NOSYNC && nosync=("elfthp-align --no-sync" \
+	$NOSYNC && nosync=("elfthp-align --sync" \
 	    "python3 $BENCH_DIR/benchlib.py check-if $out/tns.$name $in && rm -f $out/tns.$name && sync" \
-	    "$T/elfthp-align_--no-sync.rss $TOOL -q --no-sync -o $out/tns.$name $in")
+	    "$T/elfthp-align_--sync.rss $TOOL -q --sync -o $out/tns.$name $in")
 	hf_rounds "part1-$name" "$runs" "$warm" "" \
 	    elfthp-align "python3 $BENCH_DIR/benchlib.py check-if $out/tool.$name $in && rm -f $out/tool.$name && sync" \
 	    "$T/elfthp-align.rss $TOOL -q -o $out/tool.$name $in" \
@@ -69,8 +70,8 @@ while read -r name bytes runs warm <&3; do
 	PY segcmp "$in" "$out/tool.$name" || die "$name: segment bytes differ"
 	[ "$("$out/tool.$name")" = "$("$in")" ] || die "$name: tool output does not run"
 	if $NOSYNC; then
-		PY check "$out/tns.$name" "$in" || die "$name: --no-sync output fails the check"
-		cmp -s "$out/tool.$name" "$out/tns.$name" || die "$name: --no-sync output differs"
+		PY check "$out/tns.$name" "$in" || die "$name: --sync output fails the check"
+		cmp -s "$out/tool.$name" "$out/tns.$name" || die "$name: --sync output differs"
 	fi
 	[ "$("$out/pe.$name")" = "$("$in")" ] || die "$name: patchelf output does not run"
 	grow=$(( $(stat -c %s "$out/tool.$name") - $(stat -c %s "$in") ))
@@ -88,9 +89,9 @@ while read -r name bytes runs warm <&3; do
 	keys+="| 1 | rewrite (lld, $name) ≤ 1.2× cp | $tc× cp (median $tcm×); $ts× (cp+fsync) (median $tsm×); patchelf $pc× cp | $verdict_t |"$'\n'
 	ns="-"
 	if $NOSYNC; then
-		ns=$(ratio "$(hf_mean "$j" "elfthp-align --no-sync")" "$(hf_mean "$j" cp)")
-		nsm=$(ratio "$(PY hfmean "$j" "elfthp-align --no-sync" median)" "$(PY hfmean "$j" cp median)")
-		keys+="| 1 | rewrite --no-sync (lld, $name) ≤ 1.2× cp | $ns× cp (median $nsm×) | $(awk -v r="$ns" 'BEGIN{print (r <= 1.2) ? "met" : "not met"}') |"$'\n'
+		ns=$(ratio "$(hf_mean "$j" "elfthp-align --sync")" "$(hf_mean "$j" cp+fsync)")
+		nsm=$(ratio "$(PY hfmean "$j" "elfthp-align --sync" median)" "$(PY hfmean "$j" cp+fsync median)")
+		keys+="| 1 | rewrite --sync (lld, $name) ≤ 1.2× cp+fsync | $ns× cp+fsync (median $nsm×) | $(awk -v r="$ns" 'BEGIN{print (r <= 1.2) ? "met" : "not met"}') |"$'\n'
 		ns="$ns ($nsm)"
 	fi
 	keys+="| 1 | peak RSS ≤ 16 MiB ($name) | $(awk -v k="$trss" 'BEGIN{printf "%.1f MiB", k/1024}') (patchelf $(awk -v k="$prss" 'BEGIN{printf "%.0f MiB", k/1024}')) | $verdict_m |"$'\n'
@@ -112,36 +113,11 @@ while read -r name bytes runs warm <&3; do
 	umount_huge
 done 3< <(sizes)
 
-# --- 1b: what the 4 KiB shift costs on ext4 --------------------------------
-# bench/src/cfr.c repeats the tool's bulk copy of the 300M lld input: one
-# copy_file_range from the text's offset to 4 KiB further, as the tool does;
-# the same with a first call that ends at a 64 KiB output boundary; and an
-# unshifted copy of the whole file, as in a p_align-only rewrite.
-gcc -O2 -Wall -o "$B/cfr" "$BENCH_DIR/src/cfr.c" || die "compile cfr.c"
-cin=$B/text/300M-lld
-read -r csrc < <(readelf -lW "$cin" | awk '$1 == "LOAD" && / R E / { print $2; exit }')
-csrc=$((csrc))
-csize=$(stat -c %s "$cin") cdst=$((csrc + 4096))
-clen=$((csize - csrc)) chead=$((65536 - cdst % 65536))
-cat "$cin" >/dev/null
-rm -f "$out"/cfr-*.txt
-hf_rounds part1-cfr "$([ "$QUICK" = 1 ] && echo 3 || echo 6)" 1 "" \
-    "shifted 4 KiB, one call (as elfthp-align)" "rm -f $out/cfr.o && sync" \
-    "$B/cfr $cin $out/cfr.o $csrc $cdst $clen 0 >>$out/cfr-a.txt" \
-    "shifted 4 KiB, first call to a 64 KiB boundary" "rm -f $out/cfr.o && sync" \
-    "$B/cfr $cin $out/cfr.o $csrc $cdst $clen $chead >>$out/cfr-b.txt" \
-    "not shifted (as a p_align-only rewrite)" "rm -f $out/cfr.o && sync" \
-    "$B/cfr $cin $out/cfr.o 0 0 $csize 0 >>$out/cfr-c.txt"
-rm -f "$out/cfr.o"
-cfr_split() { awk '{ c += $2; f += $4; n++ } END { printf "copy %.0f ms + fsync %.0f ms", 1000 * c / n, 1000 * f / n }' "$1"; }
-j=$B/part1-cfr.json
-keys+="| 1 | why the lld rewrite is slower: 4 KiB-shifted copy+fsync vs the same with a 64 KiB-aligned first chunk (300M, ext4) | $(PY hfdiff "$j" "shifted 4 KiB, one call (as elfthp-align)" "shifted 4 KiB, first call to a 64 KiB boundary") | (finding) |"$'\n'
-
 {
 echo
 echo "Summary (goals: elfthp-align ≤ 1.2× cp; its peak RSS ≤ 16 MiB at every size):"
 echo
-echo "| text | input | elfthp-align/cp (medians) | elfthp-align/(cp+fsync) (medians) | elfthp-align --no-sync/cp (medians) | patchelf/cp | elfthp-align RSS | patchelf RSS | growth (tool) | growth (patchelf) |"
+echo "| text | input | elfthp-align/cp (medians) | elfthp-align/(cp+fsync) (medians) | elfthp-align --sync/(cp+fsync) (medians) | patchelf/cp | elfthp-align RSS | patchelf RSS | growth (tool) | growth (patchelf) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s' "$summary"
 echo
@@ -157,39 +133,14 @@ echo "also had its segment bytes compared with the input's and was run."
 echo
 echo "Notes:"
 echo
-echo "- By default the tool makes its output durable before it renames it into place"
-echo "  (\`src/atomic_file.c\`: \`fsync\` of the file, \`rename\`, \`fsync\` of the directory); \`cp\`"
-echo "  does not.  On ext4 the \`elfthp-align/cp\` ratio therefore mostly measures writing the whole"
-echo "  file back to disk, and the default mode cannot meet the 1.2× goal there.  Like for like:"
-echo "  \`elfthp-align/(cp+fsync)\` and \`elfthp-align --no-sync/cp\` (\`--no-sync\` skips both"
-echo "  fsyncs, meant for build outputs$($NOSYNC || echo '; not in this build of the tool'))"
-echo "  on ext4, and \`elfthp-align/cp\` on tmpfs."
+echo "- \`-o\` writes a new file as a linker or \`cp\` does, with no fsync (\`--sync\` adds one before"
+echo "  the rename and one of the directory after it); it writes with one \`write()\` per aligned"
+echo "  2 MiB range from a populated mapping of the input, so that the page cache keeps each window"
+echo "  as one folio (part 4).  An in-place rewrite always syncs unless \`--no-sync\`: part 4."
 echo "- At 1 GiB the fsync time of \`cp+fsync\` itself varies by seconds from run to run (the"
 echo "  VM's disk is shared)."
 echo "- patchelf reads the whole file into memory and writes it back from user space: its"
 echo "  peak RSS is about twice the file size, and it is the slowest by far."
-echo
-echo "### 1b. Why the lld rewrite costs more than an unshifted copy on ext4"
-echo
-echo "Where the lld rewrite costs more than \`cp+fsync\` (or \`--no-sync\` more than \`cp\`), while the"
-echo "p_align-only rewrite of part 2 does not, the 4 KiB shift is why: the tool moves the text with"
-echo "one \`copy_file_range\` from offset $csrc to $cdst, so the kernel's 64 KiB splice chunks land"
-echo "4 KiB off 64 KiB boundaries in the output, and both the copy and the writeback get slower."
-echo "\`bench/src/cfr.c\` repeats that copy of the 300M input (ftruncate, fill \`[0, $cdst)\`, copy, fsync),"
-echo "in rounds like the rest:"
-echo
-echo "| variant | mean ± σ | min | runs | ×(as elfthp-align) | median | median × | split (mean) |"
-echo "|---|---|---|---|---|---|---|---|"
-PY hf "$j" "shifted 4 KiB, one call (as elfthp-align)" --median | while IFS= read -r l; do
-	case $l in
-	*"one call"*) f=$out/cfr-a.txt ;; *"64 KiB"*) f=$out/cfr-b.txt ;; *) f=$out/cfr-c.txt ;;
-	esac
-	echo "$l $(cfr_split "$f") |"
-done
-echo
-echo "A first \`copy_file_range\` call that ends where the output reaches a 64 KiB boundary"
-echo "($chead bytes here), then the rest: $(PY hfdiff "$j" "shifted 4 KiB, first call to a 64 KiB boundary" "shifted 4 KiB, one call (as elfthp-align)") against one call."
-echo "(A suggestion for \`copy_range()\` in src/phdr_rewrite.c; not changed here.)"
 echo
 } >>"$md"
 printf '%s' "$keys" >"$B/part1-key.md"

@@ -4,10 +4,11 @@
 #
 #  a. GNU ld PIEs (default -z separate-code: p_offset == p_vaddr already) of
 #     the part-1 sizes: elfthp-align -o OUT IN against cp and cp+fsync, one
-#     hyperfine run per size; which kernel path copied the bytes (strace).
+#     hyperfine run per size; which syscalls carried the bytes (strace).
 #  b. The same on a reflink-capable file system (XFS on a loop device), if
-#     mkfs.xfs is installed: FICLONE succeeds, the time no longer grows with
-#     the file.
+#     mkfs.xfs is installed: the tool writes there too (so the page cache
+#     holds huge folios; part 4d weighs FICLONE + --warm against it), while
+#     cp reflinks.
 #  c. --report and --check on the largest and the smallest file: headers
 #     only, so the time must not depend on the file size.
 # Writes $B/part2.md.
@@ -28,8 +29,14 @@ trap cleanup EXIT
 mapfile -t S < <(sizes)
 small=${S[0]%% *} large=${S[-1]%% *}
 rows="" summary="" keys=""
+# compact_pwrites: the data pwrite64 calls (of a MiB or more) as one line.
+compact_pwrites() {
+	awk '/pwrite64\(/ && $NF + 0 >= 1048576 { n++; b += $NF; next }
+	     { if (n) { printf "%d × pwrite64 of data, %d bytes in all\n", n, b; n = 0 } print }
+	     END { if (n) printf "%d × pwrite64 of data, %d bytes in all\n", n, b }'
+}
 NOSYNC=false
-"$TOOL" --help 2>&1 | grep -q -e '--no-sync' && NOSYNC=true
+"$TOOL" --help 2>&1 | grep -q -e '--sync ' && NOSYNC=true
 for line in "${S[@]}"; do
 	read -r name bytes runs warm <<<"$line"
 	gen_text "$name" "$bytes"
@@ -38,9 +45,9 @@ for line in "${S[@]}"; do
 	rss=$out/rss-$name; mkdir -p "$rss"
 	T="/usr/bin/time -a -f %M -o $rss"
 	nosync=()
-	$NOSYNC && nosync=("elfthp-align --no-sync" \
+	$NOSYNC && nosync=("elfthp-align --sync" \
 	    "python3 $BENCH_DIR/benchlib.py check-if $out/tns.$name $in && rm -f $out/tns.$name && sync" \
-	    "$T/elfthp-align_--no-sync.rss $TOOL -q --no-sync -o $out/tns.$name $in")
+	    "$T/elfthp-align_--sync.rss $TOOL -q --sync -o $out/tns.$name $in")
 	hf_rounds "part2-$name" "$((runs < 5 ? 5 : runs))" "$warm" "" \
 	    elfthp-align "python3 $BENCH_DIR/benchlib.py check-if $out/tool.$name $in && rm -f $out/tool.$name && sync" \
 	    "$T/elfthp-align.rss $TOOL -q -o $out/tool.$name $in" \
@@ -50,7 +57,7 @@ for line in "${S[@]}"; do
 	PY check "$out/tool.$name" "$in" || die "$name-gnu: output fails the check"
 	PY segcmp "$in" "$out/tool.$name" || die "$name-gnu: segment bytes differ"
 	if $NOSYNC; then
-		cmp -s "$out/tool.$name" "$out/tns.$name" || die "$name-gnu: --no-sync output differs"
+		cmp -s "$out/tool.$name" "$out/tns.$name" || die "$name-gnu: --sync output differs"
 	fi
 	cmp -s <(readelf -lW "$in" | awk '$1=="LOAD"{$NF=""; print}') \
 	       <(readelf -lW "$out/tool.$name" | awk '$1=="LOAD"{$NF=""; print}') ||
@@ -60,14 +67,14 @@ for line in "${S[@]}"; do
 	rows+=$(hf_table "$B/part2-$name.json" cp "$name" --median --rss "$rss")$'\n'
 	j=$B/part2-$name.json
 	ns=""
-	$NOSYNC && ns="; --no-sync $(ratio "$(hf_mean "$j" "elfthp-align --no-sync")" "$(hf_mean "$j" cp)")× cp"
+	$NOSYNC && ns="; --sync $(ratio "$(hf_mean "$j" "elfthp-align --sync")" "$(hf_mean "$j" cp+fsync)")× (cp+fsync)"
 	keys+="| 2 | p_align-only rewrite (GNU ld, $name), ext4 | $(ratio "$(hf_mean "$j" elfthp-align)" "$(hf_mean "$j" cp)")× cp; $(ratio "$(hf_mean "$j" elfthp-align)" "$(hf_mean "$j" cp+fsync)")× (cp+fsync)$ns | (context) |"$'\n'
-	summary+="| $name | $($NOSYNC && ratio "$(hf_mean "$j" "elfthp-align --no-sync")" "$(hf_mean "$j" cp)" || echo -) | $(ratio "$(hf_mean "$j" elfthp-align)" "$(hf_mean "$j" cp)") | $(ratio "$(hf_mean "$j" elfthp-align)" "$(hf_mean "$j" cp+fsync)") |"$'\n'
+	summary+="| $name | $($NOSYNC && ratio "$(hf_mean "$j" "elfthp-align --sync")" "$(hf_mean "$j" cp+fsync)" || echo -) | $(ratio "$(hf_mean "$j" elfthp-align)" "$(hf_mean "$j" cp)") | $(ratio "$(hf_mean "$j" elfthp-align)" "$(hf_mean "$j" cp+fsync)") |"$'\n'
 	if [ "$name" = "$large" ]; then
 		rm -f "$out/tool.$name"; sync
-		strace -f -o "$LOGS/part2-strace-ext4.txt" -e trace=ioctl,copy_file_range,ftruncate,fsync \
+		strace -f -o "$LOGS/part2-strace-ext4.txt" -e trace=ioctl,copy_file_range,ftruncate,fsync,pwrite64 \
 		    "$TOOL" -q -o "$out/tool.$name" "$in" || die "strace run"
-		ext4_trace=$(grep -v TCGETS "$LOGS/part2-strace-ext4.txt" | grep -E 'ioctl|copy_file_range|ftruncate|fsync' |
+		ext4_trace=$(grep -v TCGETS "$LOGS/part2-strace-ext4.txt" | grep -E 'ioctl|copy_file_range|ftruncate|fsync|pwrite64' | compact_pwrites |
 		    sed 's/^[0-9]* *//; s/^\[pid *[0-9]*\] //')
 	fi
 	rm -f "$out"/*."$name"
@@ -86,21 +93,20 @@ echo "| text | command | mean ± σ | min | runs | ×cp | median | median ×cp |
 echo "|---|---|---|---|---|---|---|---|---|"
 printf '%s' "$rows"
 echo
-echo "| text | elfthp-align --no-sync/cp | elfthp-align/cp | elfthp-align/(cp+fsync) |"
+echo "| text | elfthp-align --sync/(cp+fsync) | elfthp-align/cp | elfthp-align/(cp+fsync) |"
 echo "|---|---|---|---|"
 printf '%s' "$summary"
 echo
 echo "What the tool does for a p_align-only rewrite (\`src/phdr_rewrite.c\`, \`src/process.c\`,"
-echo "\`src/atomic_file.c\`): it creates \`OUT.elfthp-XXXXXX\` beside the output, and since no extent"
-echo "moves and the size is unchanged (\`layout_unchanged()\`) it first tries \`ioctl(out, FICLONE, in)\`,"
-echo "which shares every data block with the input on a reflink file system (XFS, btrfs).  ext4 has"
-echo "no reflink: FICLONE fails with EOPNOTSUPP, and the tool falls back to \`ftruncate\` to the"
-echo "final size plus one \`copy_file_range\` per extent (the kernel copies through the page cache;"
-echo "no bytes pass through user space; 1 GiB chunks).  Then it rewrites the ELF header and the"
-echo "program and section header tables with pread/pwrite through libelf's translation,"
-echo "copies owner, mode and xattrs, \`fsync\`s the file, renames it into place and \`fsync\`s the"
-echo "directory.  The syscalls of the $large rewrite on ext4"
-echo "(\`strace -f -e trace=ioctl,copy_file_range,ftruncate,fsync\`):"
+echo "\`src/atomic_file.c\`): it creates \`OUT.elfthp-XXXXXX\` beside the output, \`ftruncate\`s it to"
+echo "the final size and writes the bytes with one \`pwrite\` per 8 MiB of output (cut at 2 MiB"
+echo "boundaries), from a \`MAP_POPULATE\` mapping of the input, so that each 2 MiB window lands in"
+echo "the page cache as one folio; \`FICLONE\` and \`copy_file_range\` are kept for btrfs, which"
+echo "keeps no huge folios.  Then it rewrites the ELF header and the program and section header"
+echo "tables with pread/pwrite through libelf's translation, copies owner, mode and xattrs and"
+echo "renames it into place (\`-o\`: no fsync unless \`--sync\`).  The syscalls of the $large"
+echo "rewrite on ext4 (\`strace -f -e trace=ioctl,copy_file_range,ftruncate,fsync,pwrite64\`, the"
+echo "data writes counted):"
 echo
 echo '```'
 echo "$ext4_trace"
@@ -124,23 +130,24 @@ if command -v mkfs.xfs >/dev/null 2>&1; then
 	    "cp --reflink=never $large" "rm -f $xfs/cpn.$large && sync" \
 	    "cp --reflink=never $xfs/$large-gnu $xfs/cpn.$large"
 	j=$B/part2-xfs.json
-	keys+="| 2 | p_align-only rewrite on XFS (FICLONE): $large vs $small | $(ratio "$(hf_mean "$j" "elfthp-align $large")" "$(hf_mean "$j" "elfthp-align $small")")× | $(awk -v r="$(ratio "$(hf_mean "$j" "elfthp-align $large")" "$(hf_mean "$j" "elfthp-align $small")")" 'BEGIN{print (r < 2) ? "size-independent" : "grows with size"}') |"$'\n'
+	keys+="| 2 | p_align-only rewrite on XFS ($large): the tool writes, against cp (reflink) and cp --reflink=never | $(ratio "$(hf_mean "$j" "elfthp-align $large")" "$(hf_mean "$j" "cp $large")")× cp, $(ratio "$(hf_mean "$j" "elfthp-align $large")" "$(hf_mean "$j" "cp --reflink=never $large")")× cp --reflink=never | (context) |"$'\n'
 	for n in "$small" "$large"; do
 		PY check "$xfs/tool.$n" "$xfs/$n-gnu" || die "xfs $n: output fails the check"
 		PY segcmp "$xfs/$n-gnu" "$xfs/tool.$n" || die "xfs $n: segment bytes differ"
 	done
 	rm -f "$xfs/tool.$large"; sync
-	strace -f -o "$LOGS/part2-strace-xfs.txt" -e trace=ioctl,copy_file_range,ftruncate,fsync \
+	strace -f -o "$LOGS/part2-strace-xfs.txt" -e trace=ioctl,copy_file_range,ftruncate,fsync,pwrite64 \
 	    "$TOOL" -q -o "$xfs/tool.$large" "$xfs/$large-gnu" || die "strace xfs"
-	xfs_trace=$(grep -v TCGETS "$LOGS/part2-strace-xfs.txt" | grep -E 'ioctl|copy_file_range|ftruncate|fsync' |
+	xfs_trace=$(grep -v TCGETS "$LOGS/part2-strace-xfs.txt" | grep -E 'ioctl|copy_file_range|ftruncate|fsync|pwrite64' | compact_pwrites |
 	    sed 's/^[0-9]* *//; s/^\[pid *[0-9]*\] //')
 	{
 	echo "### 2b. The same on XFS with reflink (loop device)"
 	echo
 	echo "\`mkfs.xfs -m reflink=1\` on a sparse image, mounted \`-o loop\`; the GNU ld files copied in"
-	echo "with \`cp --reflink=never\`; 5 rounds after a warm-up round.  Here FICLONE succeeds and no"
-	echo "data is copied; what is left (sharing the extents, the two fsyncs) does not grow with the"
-	echo "bytes.  Note that coreutils 9.1 \`cp\` also reflinks by default (\`--reflink=auto\`)."
+	echo "with \`cp --reflink=never\`; 5 rounds after a warm-up round.  The tool writes the bytes"
+	echo "here too, so that the windows are huge folios in the page cache (a reflink has no page"
+	echo "cache at all; part 4d measures FICLONE followed by \`--warm\` against it); coreutils 9.1"
+	echo "\`cp\` reflinks by default (\`--reflink=auto\`), so it copies nothing."
 	echo
 	echo "| command | mean ± σ | min | runs | ×(elfthp-align $small) | median | median ×(elfthp-align $small) |"
 	echo "|---|---|---|---|---|---|---|"

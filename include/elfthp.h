@@ -363,7 +363,12 @@ int pc_map(int fd, uint64_t off, uint64_t len, uint64_t pmd, bool hugepage,
     struct pc_map *);
 void pc_unmap(struct pc_map *);
 int pc_resident(const struct pc_map *, uint64_t page, uint64_t *pages);
+int pc_resident_at(const struct pc_map *, uint64_t off, uint64_t len,
+    uint64_t page, uint64_t *pages);
+int pc_cached(int fd, uint64_t off, uint64_t len, uint64_t pmd,
+    uint64_t page, uint64_t *pages);
 int pc_populate(const struct pc_map *);
+int pc_populate_at(const struct pc_map *, uint64_t off, uint64_t len);
 int pc_collapse(const struct pc_map *);
 int pc_drop(int fd, uint64_t off, uint64_t len);
 int pc_pmd_mapped(const void *addr, uint64_t *bytes);

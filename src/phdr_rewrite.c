@@ -55,11 +55,18 @@ write_chunk(void)
 	return pmd > WRITE_CHUNK_MIN ? pmd : WRITE_CHUNK_MIN;
 }
 
-/* How long the next piece may be: up to the next chunk boundary in the output. */
+/*
+ * How long the next piece may be: a head up to the output's next PMD
+ * boundary, then whole chunks.  Every piece but a head starts on a PMD
+ * boundary: XFS makes a PMD folio of a range inside a longer write less
+ * reliably when that write starts off a boundary (measured: one window
+ * of 149 small, every time, for the 300 MiB lld binary).
+ */
 static uint64_t
 piece_len(uint64_t dst, uint64_t len, uint64_t chunk)
 {
-	uint64_t room = chunk - dst % chunk;
+	uint64_t pmd = host_pmd_size();
+	uint64_t room = dst % pmd ? pmd - dst % pmd : chunk;
 
 	return len < room ? len : room;
 }

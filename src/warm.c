@@ -45,23 +45,13 @@ struct warm_ctx {
 	struct warm_result *r;
 };
 
-/* Cached pages of the whole file (a mapping is only needed for mincore). */
+/* Cached pages of the whole file. */
 static int
 file_resident(const struct warm_ctx *c, uint64_t *pages)
 {
-	struct pc_map m;
-	uint64_t len = ((uint64_t)c->st.st_size + c->page - 1) / c->page *
-	    c->page;
-	int rc;
-
 	*pages = 0;
-	if (len == 0)
-		return 0;
-	if (pc_map(c->fd, 0, len, c->pmd, false, &m) != 0)
-		return -1;
-	rc = pc_resident(&m, c->page, pages);
-	pc_unmap(&m);
-	return rc;
+	return pc_cached(c->fd, 0, (uint64_t)c->st.st_size, c->pmd, c->page,
+	    pages);
 }
 
 /*
@@ -231,36 +221,86 @@ warm_range_k(struct warm_ctx *c, uint64_t k)
 	read_huge(c, k);
 }
 
-/* The file system's expectations, for choosing steps and naming reasons. */
+/*
+ * The file system, and what the kernel is expected to do on it, for
+ * choosing steps and naming reasons.  The expectations need the kernel's
+ * config (a gzip'd /proc/config.gz), so only a file with work left asks.
+ */
 static int
-warm_setup(struct warm_ctx *c, const char *path, char *err, size_t n)
+warm_setup(struct warm_ctx *c, const char *path, struct fs_info *fs,
+    char *err, size_t n)
 {
-	struct fs_info fs;
-
-	if (fstat(c->fd, &c->st) != 0 || fs_identify(path, &fs) != 0) {
+	if (fstat(c->fd, &c->st) != 0 || fs_identify(path, fs) != 0) {
 		snprintf(err, n, "%s", strerror(errno));
 		return -1;
 	}
-	fs_expect(&fs, host_kernel_version(), host_ro_thp_for_fs(), &c->expect);
-	snprintf(c->r->fs_type, sizeof(c->r->fs_type), "%s", fs.type);
-	c->r->fs_why = c->expect.why;
+	snprintf(c->r->fs_type, sizeof(c->r->fs_type), "%s", fs->type);
 	return 0;
 }
 
-/* Which ranges are huge already, before anything reads ahead. */
 static void
-first_look(struct warm_ctx *c, const struct warm_plan *w, bool *todo)
+warm_expect(struct warm_ctx *c, const struct fs_info *fs)
 {
-	uint64_t k, cached;
-	bool huge;
+	fs_expect(fs, host_kernel_version(), host_ro_thp_for_fs(), &c->expect);
+	c->r->fs_why = c->expect.why;
+}
 
+/* Per range: fully cached (full[k]); and the pages cached in the file. */
+static void
+cached_ranges(struct warm_ctx *c, const struct warm_plan *w, bool *full,
+    uint64_t *pages)
+{
+	uint64_t k, n, npages = ((uint64_t)c->st.st_size + c->page - 1) /
+	    c->page;
+	bool all = file_resident(c, pages) == 0 && *pages >= npages;
+
+	for (k = 0; k < w->nranges; k++)
+		full[k] = warm_range(w, k) && (all || (pc_cached(c->fd,
+		    k * c->pmd, c->pmd, c->pmd, c->page, &n) == 0 &&
+		    n == c->pmd / c->page));
+}
+
+/*
+ * Which ranges are huge already, before anything reads ahead, reading no
+ * data: the fully cached ones are faulted in, in one mapping, and one read
+ * of smaps says whether all of them are PMD-mapped; only where some are
+ * not is each looked at alone.  The rest go to todo.
+ */
+static void
+first_look(struct warm_ctx *c, const struct warm_plan *w, bool *todo,
+    uint64_t *before)
+{
+	struct pc_map m = { 0 };
+	uint64_t k, nfull = 0, cached, pmd_bytes = 0;
+	uint64_t len = ((uint64_t)c->st.st_size + c->page - 1) / c->page *
+	    c->page;
+	bool *full = todo, all = false, huge;
+
+	cached_ranges(c, w, full, before);
+	/* The whole file in one mapping at a PMD-aligned address: its
+	 * PMD-aligned ranges are PMD-aligned in memory too. */
+	if (pc_map(c->fd, 0, len, c->pmd, false, &m) == 0) {
+		/* All cached: one call faults it all in, reading nothing. */
+		bool whole = *before * c->page >= len && pc_populate(&m) == 0;
+
+		for (k = 0; k < w->nranges; k++)
+			if (full[k] && (whole ||
+			    pc_populate_at(&m, k * c->pmd, c->pmd) == 0))
+				nfull++;
+		all = nfull > 0 && pc_pmd_mapped(m.addr, &pmd_bytes) == 0 &&
+		    pmd_bytes >= nfull * c->pmd;
+		pc_unmap(&m);
+	}
 	for (k = 0; k < w->nranges; k++) {
 		if (!warm_range(w, k))
 			continue;
-		if (range_is_huge(c, k, &huge, &cached) == 0 && huge)
+		if (full[k] && (all || (range_is_huge(c, k, &huge, &cached) ==
+		    0 && huge))) {
 			c->r->huge_before++;
-		else
+			todo[k] = false;
+		} else {
 			todo[k] = true;
+		}
 	}
 }
 
@@ -274,8 +314,9 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 {
 	struct warm_ctx c = { .fd = fd, .pmd = w->pmd,
 		.page = host_page_size(), .r = r };
+	struct fs_info fs;
 	uint64_t k, before = 0, after = 0;
-	bool *todo;
+	bool *todo, dirty = false;
 
 	memset(r, 0, sizeof(*r));
 	r->windows = w->warmable + w->misaligned;
@@ -283,19 +324,30 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 	r->base_aligned = w->base_aligned;
 	if (w->warmable == 0)
 		return 0;
-	if (warm_setup(&c, path, err, n) != 0)
+	if (warm_setup(&c, path, &fs, err, n) != 0)
 		return -1;
 	if ((todo = calloc(w->nranges, sizeof(*todo))) == NULL) {
 		snprintf(err, n, "out of memory");
 		return -1;
 	}
-	file_resident(&c, &before);
-	first_look(&c, w, todo);
-	for (k = 0; k < w->nranges; k++)
-		if (todo[k])
-			warm_range_k(&c, k);
+	first_look(&c, w, todo, &before);
+	after = before;
+	/*
+	 * Last range first: MADV_HUGEPAGE readahead reads the next PMD too,
+	 * and racing it (small folios half read, pages locked) would leave
+	 * ranges small; the next range is then always done already.
+	 */
+	for (k = w->nranges; k-- > 0;) {
+		if (!todo[k])
+			continue;
+		if (!dirty)
+			warm_expect(&c, &fs);
+		warm_range_k(&c, k);
+		dirty = true;
+	}
 	free(todo);
-	file_resident(&c, &after);
+	if (dirty)
+		file_resident(&c, &after);
 	r->read_bytes = (after + c.dropped > before ?
 	    after + c.dropped - before : 0) * c.page;
 	return 0;

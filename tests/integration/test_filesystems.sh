@@ -116,6 +116,13 @@ fingerprint() { echo "$(sha256sum < "$1") $(stat -c '%i %.9Y %.9Z %s' "$1")"; }
 fixture_line lld-pie && LLD=$BUILD/$FX_FILE
 fixture_line gnu-pie && GNU=$BUILD/$FX_FILE
 EXPECT_OUT=$("$LLD")
+PAD64=""
+if gcc -O2 -fPIE -fno-toplevel-reorder -DPAD=$((64 << 20)) -c \
+       "$REPO_ROOT/tests/fixtures/pad_text.c" -o "$WORK/pad64.o" &&
+   gcc -pie -fuse-ld=lld "$WORK/pad64.o" -o "$WORK/pad64"; then
+    PAD64=$WORK/pad64
+fi
+rm -f "$WORK/pad64.o"
 
 # --- the cases ----------------------------------------------------------
 
@@ -145,6 +152,30 @@ rewrite_cases() {
     cp "$GNU" "$M/gnu-orig"
     runs_kb "$fs: negative control: the original gnu-pie" 0 "$M/gnu-orig" setarch -R "$M/gnu-orig"
     shared_cases "$fs" "$M"
+    many_windows_cases "$fs" "$M"
+}
+
+# many_windows_cases FS M: a 64 MiB text, whose first window lies in the
+# first write: every window is one folio right after -o (XFS once made one
+# of them small when a write began off a 2 MiB boundary).
+many_windows_cases() {
+    local fs=$1 M=$2 got
+    [ -n "$PAD64" ] || { fail "$fs: 64 MiB text fixture" "not built"; return; }
+    run_tool -o "$M/pad64" "$PAD64"
+    assert "$fs: -o of a 64 MiB text exits 0" tool_rc 0
+    warm "$M/pad64"
+    got=$(json_field "$W_JSON" huge_before)/$(json_field "$W_JSON" windows)
+    assert "$fs: -o of a 64 MiB text: every window huge at once" equals "huge/windows" \
+        "$got" "$(json_field "$W_JSON" windows)/$(json_field "$W_JSON" windows)"
+    assert "$fs: --warm of it had nothing to read" field_is "$fs" read_bytes 0
+    # Cold, 31 windows in a row: readahead for one window reads the next.
+    drop_cache "$M/pad64"
+    warm "$M/pad64"
+    assert "$fs: --warm of the cold 64 MiB text makes every window huge" \
+        field_is "$fs" made_huge "$(json_field "$W_JSON" windows)"
+    cp "$PAD64" "$M/pad64-orig"
+    [ "$("$M/pad64")" = "$("$M/pad64-orig")" ] && pass "$fs: the 64 MiB program runs the same" ||
+        fail "$fs: the 64 MiB program runs the same" "outputs differ"
 }
 
 # shared_cases FS M: a GNU ld library, loaded by ld.so from the mount.
