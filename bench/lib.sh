@@ -47,12 +47,12 @@ ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2
 
 # gen_text NAME BYTES: $B/text/NAME-lld (lld PIE) and NAME-gnu (GNU ld PIE,
 # default -z separate-code) with about BYTES of .text, built from
-# bench/src/text.c.  Kept between runs; a stamp rebuilds them when the
+# tests/fixtures/pad_text.c.  Kept between runs; a stamp rebuilds them when the
 # source, the size or the toolchain changes.
 gen_text() {
 	local name=$1 bytes=$2 d=$B/text stamp
 	mkdir -p "$d"
-	stamp=$( (cat "$BENCH_DIR/src/text.c"; echo "$bytes"; gcc --version | head -1
+	stamp=$( (cat "$REPO/tests/fixtures/pad_text.c"; echo "$bytes"; gcc --version | head -1
 		ld.lld --version; ld.bfd --version | head -1) | sha256sum | cut -c1-16)
 	if [ -f "$d/$name.stamp" ] && [ "$(cat "$d/$name.stamp")" = "$stamp" ] &&
 	   [ -f "$d/$name-lld" ] && [ -f "$d/$name-gnu" ]; then
@@ -60,7 +60,7 @@ gen_text() {
 	fi
 	log "generating $name ($(human "$bytes") of text, lld and GNU ld)"
 	rm -f "$d/$name".*
-	gcc -O2 -fPIE -fno-toplevel-reorder -DPAD="$bytes" -c "$BENCH_DIR/src/text.c" \
+	gcc -O2 -fPIE -fno-toplevel-reorder -DPAD="$bytes" -c "$REPO/tests/fixtures/pad_text.c" \
 	    -o "$d/$name.o" || die "compile $name"
 	gcc -pie -fuse-ld=lld "$d/$name.o" -o "$d/$name-lld" || die "link $name-lld"
 	gcc -pie -fuse-ld=bfd "$d/$name.o" -o "$d/$name-gnu" || die "link $name-gnu"

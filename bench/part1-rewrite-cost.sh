@@ -28,7 +28,7 @@ interp=$(readelf -lW "$B/text/50M-lld" 2>/dev/null | sed -n 's/.*program interpr
 {
 echo "## 1. Rewrite cost (lld PIE: the text must move, file +4 KiB)"
 echo
-echo "Input: \`bench/src/text.c\` linked by lld (\`gcc -pie -fuse-ld=lld\`), text at"
+echo "Input: \`tests/fixtures/pad_text.c\` linked by lld (\`gcc -pie -fuse-ld=lld\`), text at"
 echo "\`p_vaddr = p_offset + 0x1000\`.  Input and output on $(df -T "$B" | awk 'NR==2{print $2}') (\`$B\`),"
 echo "page cache warmed with \`cat IN >/dev/null\`; before every timed run the previous"
 echo "output is removed and \`sync\` runs (outside the timing).  Per size, N rounds (the"

@@ -85,7 +85,7 @@ echo "bash bench/part3-effect.sh"
 echo "bash bench/part4-pagecache.sh"
 echo '```'
 echo
-echo "Inputs: \`gcc -O2 -fPIE -fno-toplevel-reorder -DPAD=BYTES -c bench/src/text.c\`, linked with"
+echo "Inputs: \`gcc -O2 -fPIE -fno-toplevel-reorder -DPAD=BYTES -c tests/fixtures/pad_text.c\`, linked with"
 echo "\`gcc -pie -fuse-ld=lld\` and \`gcc -pie -fuse-ld=bfd\`; \`python3 bench/gen-itlb.py > itlb.c\`,"
 echo "\`gcc -O2 -fPIE -fno-toplevel-reorder -c itlb.c\`, linked with \`gcc -pie -fuse-ld=lld\`"
 echo "[\`-Wl,-z,max-page-size=0x200000\` [\`-Wl,-z,separate-loadable-segments\`]];"

@@ -166,7 +166,8 @@ write_and_reread(const struct elf_layout *L, const struct plan_params *p,
 
 	if (ftruncate(out_fd, 0) != 0)
 		return;
-	if (rewrite_to_fd(in_fd, out_fd, L, P, msg, sizeof(msg)) != 0)
+	if (rewrite_to_fd(in_fd, out_fd, L, P, COPY_LARGE_WRITES, msg,
+	    sizeof(msg)) != 0)
 		return;
 	st = layout_read(out_fd, &L2, msg, sizeof(msg));
 	if (st != READ_OK)

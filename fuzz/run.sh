@@ -38,7 +38,7 @@ CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -Iinclude -D_FILE_OFFSET_BITS=64 -D_
 SRCS="src/elf_read.c src/segment_pad.c src/plan_check.c src/compat.c src/geometry.c src/impact.c"
 variant=read BIN=$B/fuzz_read_plan LOG=$B/fuzz.log
 if [ "${FUZZ_WRITE:-0}" = 1 ]; then
-    SRCS="$SRCS src/phdr_rewrite.c"
+    SRCS="$SRCS src/phdr_rewrite.c src/pagecache.c"
     CFLAGS="$CFLAGS -DFUZZ_WRITE"
     variant=write BIN=$B/fuzz_read_plan_write LOG=$B/fuzz-write.log
 fi

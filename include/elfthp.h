@@ -334,6 +334,7 @@ enum tri kernel_config(const char *option, const char *release, char *where,
 const char *host_glibc(void);
 struct kernel_version host_kernel_version(void);
 enum tri host_ro_thp_for_fs(void);
+int fs_expect_path(const char *path, struct fs_info *, struct fs_expect *);
 
 /* windows.c: the file ranges --warm works on; pure. */
 struct warm_plan {

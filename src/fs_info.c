@@ -257,3 +257,21 @@ host_ro_thp_for_fs(void)
 	pthread_once(&cached_once, cache_host);
 	return cached_ro_thp;
 }
+
+/*
+ * What the kernel is expected to do with huge folios on the file system
+ * of path (fs_expect() for this host).  Returns -1 with errno if path
+ * cannot be resolved; fs may be NULL.
+ */
+int
+fs_expect_path(const char *path, struct fs_info *fs, struct fs_expect *e)
+{
+	struct fs_info local;
+
+	if (fs == NULL)
+		fs = &local;
+	if (fs_identify(path, fs) != 0)
+		return -1;
+	fs_expect(fs, host_kernel_version(), host_ro_thp_for_fs(), e);
+	return 0;
+}

@@ -1,11 +1,12 @@
 /*
  * The write pass: bytes first, then headers.
  *
- * Bytes reach the output by write() calls from a mapping of the input, cut
- * at multiples of WRITE_CHUNK (a multiple of the PMD) in the output: each
- * PMD-aligned range of the output is covered by one write(), and that is
- * what makes ext4 (6.16 and later) and XFS put it in the page cache as one
- * PMD-sized folio, so the next run maps the text huge (docs/domain.md).
+ * Bytes reach the output by write() calls from a mapping of the input, in
+ * pieces of at least 8 MiB that start on PMD boundaries of the output:
+ * each PMD-aligned range of the output is covered by one write(), and that
+ * is what makes ext4 (6.16 and later) and XFS put it in the page cache as
+ * one PMD-sized folio, so the next run maps the text huge (the man page,
+ * HUGE PAGES AT RUN TIME).
  * copy_file_range and FICLONE leave small folios or none at all; they are
  * kept for file systems that keep no huge folios anyway (btrfs), where
  * they are cheaper.  Memory use is one chunk, whatever the file's size.

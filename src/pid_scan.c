@@ -223,12 +223,10 @@ thp_disabled(long pid)
 static enum tri
 fs_keeps_huge(const char *path)
 {
-	struct fs_info fs;
 	struct fs_expect e;
 
-	if (fs_identify(path, &fs) != 0)
+	if (fs_expect_path(path, NULL, &e) != 0)
 		return TRI_UNKNOWN;
-	fs_expect(&fs, host_kernel_version(), host_ro_thp_for_fs(), &e);
 	if (e.write == TRI_YES || e.readahead == TRI_YES ||
 	    e.collapse == TRI_YES)
 		return TRI_YES;

@@ -190,12 +190,10 @@ input_unchanged(const struct job *j, bool in_place)
 static enum copy_how
 copy_how_for(const char *path)
 {
-	struct fs_info fs;
 	struct fs_expect e;
 
-	if (fs_identify(path, &fs) != 0)
+	if (fs_expect_path(path, NULL, &e) != 0)
 		return COPY_LARGE_WRITES;
-	fs_expect(&fs, host_kernel_version(), host_ro_thp_for_fs(), &e);
 	return e.write == TRI_NO ? COPY_IN_KERNEL : COPY_LARGE_WRITES;
 }
 

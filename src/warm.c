@@ -2,10 +2,10 @@
  * --warm: make every PMD window of a file that the kernel can map resident
  * as one PMD-sized page-cache folio, without writing to the file.
  *
- * Why it works (docs/domain.md): a fault maps a PMD only where the cache
- * already holds a PMD-sized folio; ext4 and XFS make one when readahead
- * runs for a MADV_HUGEPAGE mapping, but only where no 4 KiB page of the
- * window is cached already.  So, per window that is not huge yet:
+ * Why it works (the man page, HUGE PAGES AT RUN TIME): a fault maps a PMD
+ * only where the cache already holds a PMD-sized folio; ext4 and XFS make
+ * one when readahead runs for a MADV_HUGEPAGE mapping, but only where no
+ * 4 KiB page of the window is cached already.  So, per window that is not huge yet:
  *
  *   1. MADV_COLLAPSE, where the kernel can collapse this file (tmpfs
  *      always; other files with CONFIG_READ_ONLY_THP_FOR_FS or from 7.2);
@@ -19,8 +19,8 @@
  *
  * A window that another process maps is left alone: dropping cannot evict
  * mapped pages, and we change nothing we cannot finish.  The state of
- * every window is taken before any is warmed, because readahead for one
- * window also reads the next.
+ * every window is taken before any is warmed, and they are warmed from the
+ * last down, because readahead for one window also reads the next.
  */
 #include <errno.h>
 #include <limits.h>

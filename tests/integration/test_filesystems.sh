@@ -23,14 +23,16 @@
 #   - --pid says why: small folios (cold), nothing (warmed), replaced,
 #     THP disabled by prctl (a negative control for the smaps figure);
 #   - --host: its JSON keys, and its verdict for the mount agrees with
-#     what was measured there.
+#     what was measured there;
+#   - a 64 MiB text: every one of its 31 windows huge right after -o, and
+#     after --warm of it cold.
 # On btrfs (the negative control for the file system): the rewrite runs
-# but gets 0, --warm exits 1 naming btrfs, and --host says so.
+# but gets 0, --warm exits 1 naming btrfs, --pid and --host say so.
 #
 # Runs that must not be huge by chance use setarch -R: with ASLR a PIE
 # base is 2 MiB-aligned once in 512 runs, and its congruent windows would
 # then map.  The THP sysfs setting is not changed here (the kernel does not
-# consult it for file text; docs/domain.md).  Needs root, loop devices and
+# consult it for file text: see the man page, HUGE PAGES AT RUN TIME).  Needs root, loop devices and
 # each file system in the kernel: only a refusal by the kernel is a skip.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
@@ -301,6 +303,13 @@ btrfs_cases() {
         *) fail "btrfs: --warm's reason names btrfs" "$W_JSON" ;;
     esac
     runs_kb "btrfs: after --warm, still" 0 "$M/lld-o" "$M/lld-o"
+    if hold_start "$WORK/pid.out" "$M/lld-o"; then
+        assert "btrfs: --pid says its file system keeps no huge folios" equals "why" \
+            "$(pid_why "$HOLD_PID" "$M/lld-o")" no-huge-folios
+        hold_stop
+    else
+        fail "btrfs: --pid holder" "$WHY"
+    fi
     MEASURED=no-huge-folios
 }
 

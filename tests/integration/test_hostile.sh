@@ -13,6 +13,9 @@
 #            leaves the input byte-identical and writes the same bytes as
 #            the in-place rewrite; the result runs with the same output
 #            wherever the hostile input itself runs.
+# --warm on each: refused cases exit 2 with the same one-line message (a
+# file that is no program is "not applicable", exit 0, as with --check),
+# handled ones exit 0 or 1; never a crash, and the file is unchanged.
 # Handled cases also get a second run, which must find nothing to do.
 # Then every file in tests/hostile/found/ (inputs the fuzzer found) is run
 # in place and with -o: exit 0 or 2, never a crash; a refused file is
@@ -133,6 +136,19 @@ refuse_case() {
         fail "$name, -o: no output created" "$(ls -l "$d/out")"
     assert "$name, -o: file byte-identical" same_file "$saved" "$f"
     assert "$name, -o: directory unchanged" same_listing "$d" "$l"
+
+    # --warm, like --check, reports a file that is no program as not
+    # applicable (exit 0); anything malformed is an error.
+    run_tool --warm "$f"
+    assert "$name, --warm: no crash" no_crash
+    case $T_OUT in
+        "$f: not an ELF file"|"$f: not an executable or shared object"*)
+            assert "$name, --warm: not applicable, exits 0" tool_rc 0 ;;
+        *)
+            assert "$name, --warm: exits 2" tool_rc 2
+            assert "$name, --warm: one message naming the file" one_error_line "$f" ;;
+    esac
+    assert "$name, --warm: file byte-identical" same_file "$saved" "$f"
     rm -rf "$d" "$saved"
 }
 
@@ -145,6 +161,13 @@ handled_case() {
     f=$d/$name
     saved=$WORK/case/$name.saved
     cp "$f" "$saved"
+
+    # --warm reads the hostile original and writes nothing.
+    run_tool --warm "$f"
+    assert "$name, --warm: no crash" no_crash
+    [ "$T_RC" -le 1 ] && pass "$name, --warm: exits 0 or 1" ||
+        fail "$name, --warm: exits 0 or 1" "$(tool_said)"
+    assert "$name, --warm: input byte-identical" same_file "$saved" "$f"
 
     # -o first, while the input is still the hostile original.
     l=$(listing "$d")

@@ -2,8 +2,9 @@
  * Unit tests of the run-time core: hugefs.c (what a file system does with
  * PMD-sized folios, the --host outcome and its advice, the --pid "why")
  * and windows.c (which file ranges --warm works on, and its verdict).
- * The facts are those of docs/domain.md; the layouts are the linker
- * layouts there (GNU ld: offset == vaddr; lld: text at offset + 0x1000).
+ * The facts are those of the man page (HUGE PAGES AT RUN TIME); the
+ * layouts are those linkers make (GNU ld: offset == vaddr; lld: text at
+ * offset + 0x1000).
  *
  * Build: make tests/unit/test_hugefs (links only the pure modules).
  */
