@@ -1,8 +1,11 @@
 #!/bin/bash
-# test_nosync.sh BUILDDIR - --no-sync skips fsync and nothing else.
+# test_nosync.sh BUILDDIR - what is fsynced, and when.
 #
-# strace counts the fsync calls of a rewrite with and without --no-sync;
-# the two outputs must be identical, congruent, and run.
+# strace counts the fsync calls: in place, the file and the directory are
+# synced unless --no-sync; -o writes a new file as cp does, unsynced
+# unless --sync.  Every variant writes the same bytes, congruent and
+# runnable; --sync and --no-sync exclude each other and are refused
+# outside rewriting.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
 need_tool
@@ -38,4 +41,20 @@ assert "--no-sync output runs like the original" run_same "$SRC" "$WORK/fast"
 run_tool --check --no-sync "$WORK/fast"
 if [ "$T_RC" -eq 2 ] && [ -n "$T_ERR" ]; then pass "--no-sync is refused outside rewriting"
 else fail "--no-sync is refused outside rewriting" "rc=$T_RC err=[$T_ERR]"; fi
+
+# -o: no fsync unless --sync.
+strace -f -o "$WORK/o.log" -e trace=fsync,fdatasync "$TOOL" -o "$WORK/o.out" "$SRC" >/dev/null
+strace -f -o "$WORK/os.log" -e trace=fsync,fdatasync "$TOOL" --sync -o "$WORK/os.out" "$SRC" >/dev/null
+assert "-o: no fsync" equals "fsync calls" "$(fsyncs "$WORK/o.log")" 0
+n=$(fsyncs "$WORK/os.log")
+if [ "$n" -ge 2 ]; then pass "-o --sync: file and directory are fsynced ($n calls)"
+else fail "-o --sync: file and directory are fsynced" "$n fsync calls"; fi
+assert "-o and -o --sync write the same bytes" same_file "$WORK/o.out" "$WORK/os.out"
+assert "-o writes what in place writes" same_file "$WORK/durable" "$WORK/o.out"
+run_tool --sync --no-sync "$WORK/fast"
+if [ "$T_RC" -eq 2 ] && [ -n "$T_ERR" ]; then pass "--sync with --no-sync is refused"
+else fail "--sync with --no-sync is refused" "rc=$T_RC err=[$T_ERR]"; fi
+run_tool --warm --sync "$WORK/fast"
+if [ "$T_RC" -eq 2 ] && [ -n "$T_ERR" ]; then pass "--sync is refused outside rewriting"
+else fail "--sync is refused outside rewriting" "rc=$T_RC err=[$T_ERR]"; fi
 finish
