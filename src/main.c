@@ -239,6 +239,10 @@ validate(const struct options *o, int nargs)
 	    o->sync))
 		errx(EXIT_USAGE, "-n, -o, --sync and --no-sync only apply to "
 		    "rewriting");
+	if ((o->mode == MODE_WARM || o->mode == MODE_HOST) &&
+	    (o->page_size != 0 || o->align != 0))
+		errx(EXIT_USAGE, "--page-size and --align do not apply to --warm "
+		    "and --host: they use this host's PMD");
 	if (o->sync && o->no_sync)
 		errx(EXIT_USAGE, "--sync and --no-sync exclude each other");
 	if ((o->mode == MODE_REPORT || o->mode == MODE_HOST) && o->recursive)

@@ -118,9 +118,13 @@ walk_entry(struct work *w, int dfd, const char *dir, const char *name,
 {
 	struct stat st;
 	char *path;
+	size_t dlen = strlen(dir);
 	int sub;
 
-	if (asprintf(&path, "%s/%s", strcmp(dir, "/") ? dir : "", name) < 0)
+	/* "dir/" and "/" given as arguments: no "dir//name". */
+	while (dlen > 0 && dir[dlen - 1] == '/')
+		dlen--;
+	if (asprintf(&path, "%.*s/%s", (int)dlen, dir, name) < 0)
 		return walk_error(w, dir, "out of memory");
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		walk_error(w, path, strerror(errno));
@@ -324,6 +328,22 @@ summarise(const struct work *w, const struct tally *t)
 	    t->by_class[FILE_ERROR] + w->walk_errors == 1 ? "" : "s");
 }
 
+/* --warm, text only: JSON lines stay one object per file. */
+static void
+summarise_warm(const struct work *w, const struct tally *t)
+{
+	size_t total = 0, i, errors = t->by_class[FILE_ERROR] + w->walk_errors;
+
+	for (i = 0; i <= FILE_ERROR; i++)
+		total += t->by_class[i];
+	printf("warmed %zu file%s: %zu all huge, %zu not all huge, %zu need "
+	    "rewriting, %zu not applicable, %zu error%s\n", total,
+	    total == 1 ? "" : "s", t->by_class[FILE_READY],
+	    t->by_class[FILE_NOT_HUGE], t->by_class[FILE_NEEDS_REWRITE],
+	    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
+	    errors, errors == 1 ? "" : "s");
+}
+
 static int
 exit_status(const struct work *w, const struct tally *t)
 {
@@ -359,6 +379,8 @@ run_all(char **args, size_t nargs, const struct options *o)
 		pthread_join(threads[k], NULL);
 	if (o->mode == MODE_CHECK)
 		summarise(&w, &t);
+	if (o->mode == MODE_WARM && o->format == FORMAT_TEXT && w.n > 1)
+		summarise_warm(&w, &t);
 	rc = exit_status(&w, &t);
 	free(w.items);
 	return rc;

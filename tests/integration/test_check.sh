@@ -416,6 +416,9 @@ assert "tree json: valid" json_ok
 assert "tree json: a line for each program and library only, sorted" equals "files" \
     "$(json_col 5)" "$T/bin/big-needs $T/bin/big-ready $T/bin/hello $T/bin/hello-nopie $T/lib/libsmall.so"
 assert "tree json: summary on stderr" err_summary_is 9 4 1 0 4 3 0
+run_tool --check -r --format json "$T/"
+assert "tree given as DIR/: names have no //" equals "files" \
+    "$(json_col 5)" "$T/bin/big-needs $T/bin/big-ready $T/bin/hello $T/bin/hello-nopie $T/lib/libsmall.so"
 # The same links named on the command line are followed (they are arguments).
 assert "a symlink argument is checked (exit 1)" exits_with 1 --check "$T/bin/link-to-needs"
 assert "a symlink-to-directory argument is walked with -r (exit 2: it holds the truncated file)" \

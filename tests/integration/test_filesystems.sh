@@ -229,6 +229,14 @@ warm_cases() {
     assert "$fs: --warm of the original: needs-rewrite" field_is "$fs" status needs-rewrite
     assert "$fs: --warm of the original says not aligned" has_reason not-aligned
     runs_kb "$fs: negative control: the warmed original" 0 "$M/lld-orig" setarch -R "$M/lld-orig"
+    run_tool --warm -r -q "$M"
+    assert "$fs: --warm -r exits 1 (the original needs a rewrite)" tool_rc 1
+    case $(printf '%s\n' "$T_OUT" | tail -n 1) in
+        "warmed "[0-9]*" files: "*" need rewriting, "*) pass "$fs: --warm -r ends with a summary" ;;
+        *) fail "$fs: --warm -r ends with a summary" "$(tool_said)" ;;
+    esac
+    run_tool --warm --page-size 16k "$M/lld-o"
+    assert "$fs: --warm refuses --page-size" tool_rc 2
 }
 
 # busy_cases FS M: small folios mapped by a running process stay.
