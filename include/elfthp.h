@@ -138,6 +138,7 @@ enum plan_err {
 	PLAN_NO_LOAD,
 	PLAN_PAST_EOF,
 	PLAN_SEC_PAST_EOF,
+	PLAN_SEC_OVERFLOW,
 	PLAN_OVERFLOW,
 	PLAN_FILESZ_GT_MEMSZ,
 	PLAN_BAD_ALIGN,
@@ -149,6 +150,7 @@ enum plan_err {
 	PLAN_SHDRS_OVERLAP,
 	PLAN_TOO_BIG,
 	PLAN_PAGE_SHARED,
+	PLAN_GROWTH,		/* a header asks for padding beyond the limit */
 	PLAN_VERIFY,
 };
 

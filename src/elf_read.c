@@ -2,10 +2,13 @@
  * The read pass: the only place, with phdr_rewrite.c, that touches libelf.
  * Everything taken from the file is checked here, once, before the planner
  * sees it: the header fields that locate other tables are range-checked
- * against the file size without overflow, and the program header count is
- * worked out independently of libelf and compared with its answer (libelf
- * 0.188 clamps a count that runs past EOF, and makes one up for PN_XNUM
- * without section headers).
+ * against the file size without overflow, the program and section header
+ * counts are worked out from the ELF header and section 0 (libelf 0.188
+ * clamps a count that runs past EOF, and makes one up for PN_XNUM without
+ * section headers), and both tables, and PT_DYNAMIC, are read in bounded
+ * pieces and translated with libelf's xlate functions.  Nothing is sized
+ * by what a header claims beyond the limits below: memory and time stay
+ * in proportion to the tables really read.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -18,7 +21,18 @@
 
 #include "elfthp.h"
 
-/* The raw header facts, translated to host order, before libelf opens the file. */
+/*
+ * Limits on what one file may make the tool read.  A kernel loads at most
+ * 64 KiB of program headers; real executables and libraries have tens of
+ * thousands of sections at most (object files, which are not inputs, up to
+ * about 30000 here).  Sections cost 80 bytes each in the layout and plan.
+ */
+#define MAX_PHDRS	65535u
+#define MAX_SHDRS	(1u << 18)
+#define MAX_DYN_BYTES	(UINT64_C(1) << 20)	/* of PT_DYNAMIC, per segment */
+#define TABLE_PIECE	256			/* entries per read */
+
+/* The raw header facts, translated to host order. */
 struct raw_hdr {
 	GElf_Ehdr eh;
 	uint64_t size;
@@ -180,6 +194,10 @@ check_shdrs(int fd, struct raw_hdr *h, char *err, size_t n)
 	h->shnum = eh->e_shnum ? eh->e_shnum : sh0.sh_size;
 	if (eh->e_phnum == PN_XNUM)
 		h->phnum = sh0.sh_info;
+	if (h->shnum > MAX_SHDRS)
+		return say(err, n, READ_MALFORMED, "%llu section headers: more "
+		    "than the %u this tool reads", (unsigned long long)h->shnum,
+		    MAX_SHDRS);
 	if (h->shnum > h->size / entsize ||
 	    !range_ok(eh->e_shoff, h->shnum * entsize, h->size))
 		return say(err, n, READ_MALFORMED, "section header table "
@@ -203,6 +221,10 @@ check_phdrs(struct raw_hdr *h, char *err, size_t n)
 	if (eh->e_phentsize != entsize)
 		return say(err, n, READ_MALFORMED, "e_phentsize %u is wrong "
 		    "(expected %zu)", eh->e_phentsize, entsize);
+	if (h->phnum > MAX_PHDRS)
+		return say(err, n, READ_MALFORMED, "%llu program headers: more "
+		    "than the %u this tool reads", (unsigned long long)h->phnum,
+		    MAX_PHDRS);
 	if (h->phnum > h->size / entsize ||
 	    !range_ok(eh->e_phoff, h->phnum * entsize, h->size))
 		return say(err, n, READ_MALFORMED, "program header table "
@@ -241,101 +263,183 @@ read_raw(int fd, struct raw_hdr *h, char *err, size_t n)
 	return check_phdrs(h, err, n);
 }
 
-static enum read_status
-libelf_fail(char *err, size_t n, const char *what)
-{
-	return say(err, n, READ_MALFORMED, "%s: %s", what, elf_errmsg(-1));
-}
+/*
+ * Read `count` entries of `entsize` bytes at `off` in pieces and hand each
+ * piece, translated to host order by libelf, to `take`.
+ */
+typedef void take_fn(struct elf_layout *, const void *mem, size_t first,
+    size_t num);
 
 static enum read_status
-copy_phdrs(Elf *elf, const struct raw_hdr *h, struct elf_layout *L,
+read_table(int fd, const struct raw_hdr *h, uint64_t off, size_t count,
+    size_t entsize, Elf_Type type, take_fn *take, struct elf_layout *L,
     char *err, size_t n)
 {
-	size_t count, i;
+	_Alignas(8) unsigned char file[TABLE_PIECE * sizeof(Elf64_Shdr)];
+	_Alignas(8) unsigned char mem[TABLE_PIECE * sizeof(Elf64_Shdr)];
+	int cls = h->eh.e_ident[EI_CLASS], data = h->eh.e_ident[EI_DATA];
+	size_t first;
 
-	if (elf_getphdrnum(elf, &count) != 0)
-		return libelf_fail(err, n, "program headers");
-	if (count != h->phnum)
-		return say(err, n, READ_MALFORMED, "program header count is "
-		    "inconsistent (%zu against %llu)", count,
-		    (unsigned long long)h->phnum);
-	if ((L->segs = calloc(count, sizeof(*L->segs))) == NULL)
-		return say(err, n, READ_SYSERR, "out of memory");
-	for (i = 0; i < count; i++) {
-		GElf_Phdr ph;
+	for (first = 0; first < count; first += TABLE_PIECE) {
+		size_t num = count - first < TABLE_PIECE ? count - first :
+		    TABLE_PIECE;
+		size_t bytes = num * entsize;
+		Elf_Data src = { .d_buf = file, .d_type = type,
+		    .d_size = bytes, .d_version = EV_CURRENT };
+		Elf_Data dst = { .d_buf = mem, .d_type = type,
+		    .d_size = bytes, .d_version = EV_CURRENT };
 
-		if (gelf_getphdr(elf, (int)i, &ph) == NULL)
-			return libelf_fail(err, n, "program header");
-		L->segs[i] = (struct seg_desc){ ph.p_type, ph.p_flags,
-		    ph.p_offset, ph.p_vaddr, ph.p_paddr, ph.p_filesz,
-		    ph.p_memsz, ph.p_align };
+		if (pread(fd, file, bytes, (off_t)(off + first * entsize)) !=
+		    (ssize_t)bytes)
+			return say(err, n, READ_SYSERR, "cannot read the "
+			    "headers at 0x%llx", (unsigned long long)off);
+		if ((cls == ELFCLASS64 ? elf64_xlatetom(&dst, &src, data) :
+		    elf32_xlatetom(&dst, &src, data)) == NULL)
+			return say(err, n, READ_MALFORMED, "libelf: %s",
+			    elf_errmsg(-1));
+		take(L, mem, first, num);
 	}
-	L->nsegs = count;
 	return READ_OK;
 }
 
-static enum read_status
-copy_shdrs(Elf *elf, const struct raw_hdr *h, struct elf_layout *L,
-    char *err, size_t n)
+static void
+take_phdrs(struct elf_layout *L, const void *mem, size_t first, size_t num)
 {
-	size_t count, i;
+	size_t k;
 
-	if (h->shnum == 0)
-		return READ_OK;
-	if (elf_getshdrnum(elf, &count) != 0)
-		return libelf_fail(err, n, "section headers");
-	if (count != h->shnum)
-		return say(err, n, READ_MALFORMED, "section header count is "
-		    "inconsistent (%zu against %llu)", count,
-		    (unsigned long long)h->shnum);
-	if ((L->secs = calloc(count, sizeof(*L->secs))) == NULL)
-		return say(err, n, READ_SYSERR, "out of memory");
-	for (i = 0; i < count; i++) {
-		Elf_Scn *scn = elf_getscn(elf, i);
-		GElf_Shdr sh;
+	for (k = 0; k < num; k++) {
+		struct seg_desc *d = &L->segs[first + k];
 
-		if (scn == NULL || gelf_getshdr(scn, &sh) == NULL)
-			return libelf_fail(err, n, "section header");
-		L->secs[i] = (struct sec_desc){ sh.sh_name, sh.sh_type,
-		    sh.sh_flags, sh.sh_addr, sh.sh_offset, sh.sh_size,
-		    sh.sh_link, sh.sh_info, sh.sh_addralign, sh.sh_entsize };
+		if (L->elfclass == ELFCLASS64) {
+			const Elf64_Phdr *p = (const Elf64_Phdr *)mem + k;
+
+			*d = (struct seg_desc){ p->p_type, p->p_flags,
+			    p->p_offset, p->p_vaddr, p->p_paddr, p->p_filesz,
+			    p->p_memsz, p->p_align };
+		} else {
+			const Elf32_Phdr *p = (const Elf32_Phdr *)mem + k;
+
+			*d = (struct seg_desc){ p->p_type, p->p_flags,
+			    p->p_offset, p->p_vaddr, p->p_paddr, p->p_filesz,
+			    p->p_memsz, p->p_align };
+		}
 	}
-	L->nsecs = count;
-	return READ_OK;
+}
+
+static void
+take_shdrs(struct elf_layout *L, const void *mem, size_t first, size_t num)
+{
+	size_t k;
+
+	for (k = 0; k < num; k++) {
+		struct sec_desc *d = &L->secs[first + k];
+
+		if (L->elfclass == ELFCLASS64) {
+			const Elf64_Shdr *c = (const Elf64_Shdr *)mem + k;
+
+			*d = (struct sec_desc){ c->sh_name, c->sh_type,
+			    c->sh_flags, c->sh_addr, c->sh_offset, c->sh_size,
+			    c->sh_link, c->sh_info, c->sh_addralign,
+			    c->sh_entsize };
+		} else {
+			const Elf32_Shdr *c = (const Elf32_Shdr *)mem + k;
+
+			*d = (struct sec_desc){ c->sh_name, c->sh_type,
+			    c->sh_flags, c->sh_addr, c->sh_offset, c->sh_size,
+			    c->sh_link, c->sh_info, c->sh_addralign,
+			    c->sh_entsize };
+		}
+	}
+}
+
+static enum read_status
+copy_tables(int fd, const struct raw_hdr *h, struct elf_layout *L, char *err,
+    size_t n)
+{
+	enum read_status st;
+
+	L->segs = calloc(h->phnum, sizeof(*L->segs));
+	L->secs = calloc(h->shnum ? h->shnum : 1, sizeof(*L->secs));
+	if (L->segs == NULL || L->secs == NULL)
+		return say(err, n, READ_SYSERR, "out of memory");
+	L->nsegs = h->phnum;
+	st = read_table(fd, h, h->eh.e_phoff, h->phnum, h->eh.e_phentsize,
+	    ELF_T_PHDR, take_phdrs, L, err, n);
+	if (st != READ_OK || h->shnum == 0)
+		return st;
+	L->nsecs = h->shnum;
+	return read_table(fd, h, h->eh.e_shoff, h->shnum, h->eh.e_shentsize,
+	    ELF_T_SHDR, take_shdrs, L, err, n);
+}
+
+/* DT_FLAGS_1 and DT_SONAME, from one piece of a dynamic section. */
+static bool
+scan_dynamic(struct elf_layout *L, const void *mem, size_t num)
+{
+	size_t k;
+
+	for (k = 0; k < num; k++) {
+		int64_t tag;
+		uint64_t val;
+
+		if (L->elfclass == ELFCLASS64) {
+			tag = ((const Elf64_Dyn *)mem)[k].d_tag;
+			val = ((const Elf64_Dyn *)mem)[k].d_un.d_val;
+		} else {
+			tag = ((const Elf32_Dyn *)mem)[k].d_tag;
+			val = ((const Elf32_Dyn *)mem)[k].d_un.d_val;
+		}
+		if (tag == DT_NULL)
+			return false;
+		if (tag == DT_FLAGS_1 && (val & DF_1_PIE))
+			L->flags1_pie = true;
+		if (tag == DT_SONAME)
+			L->has_soname = true;
+	}
+	return true;
 }
 
 /*
  * PIE or shared library?  DT_FLAGS_1 tells a static-pie from a DSO, and
  * DT_SONAME a runnable DSO (libc.so.6 has PT_INTERP) from an old PIE.
+ * PT_DYNAMIC is read in pieces up to DT_NULL, and never more than
+ * MAX_DYN_BYTES of it, whatever p_filesz claims.
  */
 static void
-read_dynamic_flags(Elf *elf, struct elf_layout *L)
+read_dynamic_flags(int fd, const struct raw_hdr *h, struct elf_layout *L)
 {
-	size_t i, k, entsize;
+	int cls = L->elfclass, data = L->elfdata;
+	size_t entsize = cls == ELFCLASS64 ? sizeof(Elf64_Dyn) :
+	    sizeof(Elf32_Dyn), i;
+	_Alignas(8) unsigned char file[4096];
+	_Alignas(8) unsigned char mem[4096];
 
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
-		Elf_Data *d;
+		uint64_t off, end;
 
 		if (s->type == PT_INTERP)
 			L->has_interp = true;
-		if (s->type != PT_DYNAMIC || s->filesz == 0)
+		if (s->type != PT_DYNAMIC || s->filesz == 0 ||
+		    !range_ok(s->offset, s->filesz, h->size))
 			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)s->offset, s->filesz,
-		    ELF_T_DYN);
-		entsize = gelf_fsize(elf, ELF_T_DYN, 1, EV_CURRENT);
-		if (d == NULL || entsize == 0)
-			continue;
-		for (k = 0; k < s->filesz / entsize; k++) {
-			GElf_Dyn dyn;
+		end = s->offset + (s->filesz < MAX_DYN_BYTES ? s->filesz :
+		    MAX_DYN_BYTES);
+		for (off = s->offset; off + entsize <= end;) {
+			size_t want = (size_t)(end - off) < sizeof(file) ?
+			    (size_t)(end - off) / entsize * entsize :
+			    sizeof(file);
+			Elf_Data src = { .d_buf = file, .d_type = ELF_T_DYN,
+			    .d_size = want, .d_version = EV_CURRENT };
+			Elf_Data dst = { .d_buf = mem, .d_type = ELF_T_DYN,
+			    .d_size = want, .d_version = EV_CURRENT };
 
-			if (gelf_getdyn(d, (int)k, &dyn) == NULL ||
-			    dyn.d_tag == DT_NULL)
+			if (pread(fd, file, want, (off_t)off) != (ssize_t)want ||
+			    (cls == ELFCLASS64 ? elf64_xlatetom(&dst, &src, data) :
+			    elf32_xlatetom(&dst, &src, data)) == NULL ||
+			    !scan_dynamic(L, mem, want / entsize))
 				break;
-			if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
-				L->flags1_pie = true;
-			if (dyn.d_tag == DT_SONAME)
-				L->has_soname = true;
+			off += want;
 		}
 	}
 }
@@ -362,24 +466,15 @@ layout_read(int fd, struct elf_layout *L, char *err, size_t n)
 {
 	struct raw_hdr h;
 	enum read_status st;
-	Elf *elf;
 
 	memset(L, 0, sizeof(*L));
 	if ((st = read_raw(fd, &h, err, n)) != READ_OK)
 		return st;
 	fill_layout(&h, L);
-	/* ELF_C_READ, not mmap: a file truncated under us gives EOF, not SIGBUS. */
-	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
-		return libelf_fail(err, n, "elf_begin");
-	if (elf_kind(elf) != ELF_K_ELF)
-		st = say(err, n, READ_NOT_ELF, "not an ELF file");
-	if (st == READ_OK)
-		st = copy_phdrs(elf, &h, L, err, n);
-	if (st == READ_OK)
-		st = copy_shdrs(elf, &h, L, err, n);
+	/* pread, never mmap: a file truncated under us gives EOF, not SIGBUS. */
+	st = copy_tables(fd, &h, L, err, n);
 	if (st == READ_OK && L->type == ET_DYN)
-		read_dynamic_flags(elf, L);
-	elf_end(elf);
+		read_dynamic_flags(fd, &h, L);
 	if (st != READ_OK)
 		layout_free(L);
 	return st;

@@ -18,21 +18,30 @@ struct state {
 	const struct seg_desc *segs;	/* offsets and aligns of this state */
 	size_t nsegs;
 	uint16_t type;
+	uint64_t max_align;	/* largest power-of-two PT_LOAD p_align */
 };
 
 static uint64_t
-max_pow2_align(const struct state *s)
+max_pow2_align(const struct seg_desc *segs, size_t n)
 {
 	uint64_t m = 0;
 	size_t i;
 
-	for (i = 0; i < s->nsegs; i++) {
-		uint64_t a = s->segs[i].align;
+	for (i = 0; i < n; i++) {
+		uint64_t a = segs[i].align;
 
-		if (s->segs[i].type == PT_LOAD && a && !(a & (a - 1)) && a > m)
+		if (segs[i].type == PT_LOAD && a && !(a & (a - 1)) && a > m)
 			m = a;
 	}
 	return m;
+}
+
+/* Once per state: asking per segment made --report quadratic. */
+static struct state
+state_of(const struct seg_desc *segs, size_t n, uint16_t type)
+{
+	return (struct state){ .segs = segs, .nsegs = n, .type = type,
+		.max_align = max_pow2_align(segs, n) };
 }
 
 static bool
@@ -42,7 +51,7 @@ usable(const struct state *s, const struct seg_desc *g, uint64_t b)
 		return false;
 	if (((g->offset - g->vaddr) & (b - 1)) != 0)
 		return false;
-	return s->type != ET_DYN || max_pow2_align(s) >= b;
+	return s->type != ET_DYN || s->max_align >= b;
 }
 
 static uint64_t
@@ -111,8 +120,7 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
     const struct geometry *geo, struct seg_desc *after,
     struct geometry_impact *out)
 {
-	struct state now = { L->segs, L->nsegs, L->type };
-	struct state then = { after, L->nsegs, L->type };
+	struct state now, then;
 	uint64_t windows_now, before;
 	size_t i;
 
@@ -121,6 +129,8 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 		after[i].offset = P->segs[i].new_offset;
 		after[i].align = P->segs[i].new_align;
 	}
+	now = state_of(L->segs, L->nsegs, L->type);
+	then = state_of(after, L->nsegs, L->type);
 	memset(out, 0, sizeof(*out));
 	out->geometry = geo;
 	out->target = geometry_target(geo);
@@ -133,10 +143,9 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 	 * What the rewrite costs: the base's alignment after it, against the
 	 * alignment it had (at least a page) before.
 	 */
-	before = max_pow2_align(&now) > geo->page ? max_pow2_align(&now) :
-	    geo->page;
-	if (L->type == ET_DYN && max_pow2_align(&then) > before)
-		out->aslr_bits_lost = log2_u64(max_pow2_align(&then) / before);
+	before = now.max_align > geo->page ? now.max_align : geo->page;
+	if (L->type == ET_DYN && then.max_align > before)
+		out->aslr_bits_lost = log2_u64(then.max_align / before);
 	out->file_growth = (int64_t)(P->new_size - L->file_size);
 }
 

@@ -151,20 +151,52 @@ write_piece(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 	return rc;
 }
 
+/*
+ * The data of [from, limit) of the input, from SEEK_DATA and SEEK_HOLE:
+ * [*start, *end), or *start == limit if only a hole is left.  Where the
+ * file system cannot say, all of it is data.
+ */
+static void
+next_data(int in, uint64_t from, uint64_t limit, uint64_t *start,
+    uint64_t *end)
+{
+	off_t d = lseek(in, (off_t)from, SEEK_DATA), h;
+
+	*start = from;
+	*end = limit;
+	if (d < 0) {
+		if (errno == ENXIO)
+			*start = limit;
+		return;
+	}
+	*start = (uint64_t)d < limit ? (uint64_t)d : limit;
+	h = lseek(in, d, SEEK_HOLE);
+	if (h >= 0 && (uint64_t)h < limit)
+		*end = (uint64_t)h;
+}
+
+/*
+ * Holes of the input stay holes (the output was truncated to its size):
+ * a sparse file is not made dense, and costs what its data costs.
+ */
 static int
 write_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
     char *err, size_t n)
 {
-	uint64_t chunk = write_chunk();
+	uint64_t chunk = write_chunk(), end = src + len, start, stop;
 
-	while (len > 0) {
-		uint64_t piece = piece_len(dst, len, chunk);
+	while (src < end) {
+		next_data(in, src, end, &start, &stop);
+		dst += start - src;
+		src = start;
+		while (src < stop) {
+			uint64_t piece = piece_len(dst, stop - src, chunk);
 
-		if (write_piece(in, src, out, dst, piece, err, n) != 0)
-			return -1;
-		src += piece;
-		dst += piece;
-		len -= piece;
+			if (write_piece(in, src, out, dst, piece, err, n) != 0)
+				return -1;
+			src += piece;
+			dst += piece;
+		}
 	}
 	return 0;
 }
@@ -218,8 +250,9 @@ copy_whole(int in, int out, uint64_t size, enum copy_how how, char *err,
 {
 	if (how == COPY_IN_KERNEL && ioctl(out, FICLONE, in) == 0)
 		return 0;
-	if (ftruncate(out, 0) != 0)
-		return werr(err, n, "truncate: %s", strerror(errno));
+	if (ftruncate(out, 0) != 0 || ftruncate(out, (off_t)size) != 0)
+		return werr(err, n, "cannot size the output: %s",
+		    strerror(errno));
 	return move_range(in, 0, out, 0, size, how, err, n);
 }
 
@@ -311,8 +344,8 @@ patch_table(int in, uint64_t from, int out, uint64_t to, size_t count,
     size_t entsize, Elf_Type type, edit_fn *edit, const struct elf_layout *L,
     const struct plan *P, char *err, size_t n)
 {
-	unsigned char file[TABLE_CHUNK * sizeof(Elf64_Shdr)];
-	unsigned char mem[TABLE_CHUNK * sizeof(Elf64_Shdr)];
+	_Alignas(8) unsigned char file[TABLE_CHUNK * sizeof(Elf64_Shdr)];
+	_Alignas(8) unsigned char mem[TABLE_CHUNK * sizeof(Elf64_Shdr)];
 	size_t first, k;
 
 	for (first = 0; first < count; first += TABLE_CHUNK) {
@@ -340,7 +373,8 @@ static int
 patch_ehdr(int in, int out, const struct elf_layout *L, const struct plan *P,
     char *err, size_t n)
 {
-	unsigned char file[sizeof(Elf64_Ehdr)], mem[sizeof(Elf64_Ehdr)];
+	_Alignas(8) unsigned char file[sizeof(Elf64_Ehdr)];
+	_Alignas(8) unsigned char mem[sizeof(Elf64_Ehdr)];
 	size_t bytes = L->ehdr_size;
 
 	if (pread(in, file, bytes, 0) != (ssize_t)bytes ||

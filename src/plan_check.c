@@ -182,7 +182,8 @@ check_sections(const struct elf_layout *L, const struct plan *P,
 	}
 	if (L->shoff == 0)
 		return 0;
-	if (P->new_shoff % align != 0 ||
+	/* It keeps its alignment (whatever it was): it moves by whole words. */
+	if (P->new_shoff < L->shoff || (P->new_shoff - L->shoff) % align != 0 ||
 	    !within(P->new_shoff, L->nsecs * L->shentsize, P->new_size))
 		return bad(e, "section header table misplaced", 0);
 	return check_shdrs_apart(L, P, e);
@@ -243,8 +244,12 @@ plan_strerror(const struct plan_error *e, char *buf, size_t len)
 		    e->index);
 		break;
 	case PLAN_OVERFLOW:
-		snprintf(buf, len, "PT_LOAD %zu: address or offset overflows",
-		    e->index);
+		snprintf(buf, len, "PT_LOAD %zu: address or offset overflows "
+		    "the ELF class", e->index);
+		break;
+	case PLAN_SEC_OVERFLOW:
+		snprintf(buf, len, "section %zu: address 0x%llx plus its size "
+		    "overflows the ELF class", e->index, v);
 		break;
 	case PLAN_FILESZ_GT_MEMSZ:
 		snprintf(buf, len, "PT_LOAD %zu: p_filesz 0x%llx exceeds "
@@ -290,6 +295,17 @@ plan_strerror(const struct plan_error *e, char *buf, size_t len)
 		snprintf(buf, len, "PT_LOAD %zu and PT_LOAD %zu have different "
 		    "permissions on one 0x%llx-byte page; only a relink with "
 		    "-z max-page-size=0x%llx fixes that", e->index, e->other, v, v);
+		break;
+	case PLAN_GROWTH:
+		if (e->index == SIZE_MAX)
+			snprintf(buf, len, "the alignment (sh_addralign) of the "
+			    "sections after the last PT_LOAD would grow the file "
+			    "by %llu bytes, more than the %zu allowed", v,
+			    e->other);
+		else
+			snprintf(buf, len, "PT_LOAD %zu: its alignment would grow "
+			    "the file by %llu bytes, more than the %zu allowed",
+			    e->index, v, e->other);
 		break;
 	case PLAN_VERIFY:
 		snprintf(buf, len, "internal error: plan check failed: %s "

@@ -90,13 +90,22 @@ fail(struct plan_error *e, enum plan_err code, size_t index, size_t other,
 	return -1;
 }
 
+/* The largest address + size an ELF class can express: 2^32 or 2^64. */
+static bool
+fits_class(const struct elf_layout *L, uint64_t addr, uint64_t size)
+{
+	if (L->elfclass == ELFCLASS32)
+		return addr <= UINT32_MAX && size <= (UINT64_C(1) << 32) - addr;
+	return size <= UINT64_MAX - addr;
+}
+
 static int
-check_one_load(const struct seg_desc *s, size_t i,
+check_one_load(const struct elf_layout *L, const struct seg_desc *s, size_t i,
     const struct plan_params *p, struct plan_error *e)
 {
 	if (s->filesz > s->memsz)
 		return fail(e, PLAN_FILESZ_GT_MEMSZ, i, 0, s->filesz);
-	if (s->memsz > UINT64_MAX - s->vaddr)
+	if (!fits_class(L, s->vaddr, s->memsz))
 		return fail(e, PLAN_OVERFLOW, i, 0, s->vaddr);
 	if (s->align > 1 && !is_pow2(s->align))
 		return fail(e, PLAN_BAD_ALIGN, i, 0, s->align);
@@ -150,7 +159,7 @@ check_segments(const struct elf_layout *L, const struct plan_params *p,
 		if (s->type != PT_LOAD)
 			continue;
 		nload++;
-		if (check_one_load(s, i, p, e) != 0)
+		if (check_one_load(L, s, i, p, e) != 0)
 			return -1;
 	}
 	if (nload == 0)
@@ -167,6 +176,9 @@ check_segments(const struct elf_layout *L, const struct plan_params *p,
 	for (i = 0; i < L->nsecs; i++) {
 		const struct sec_desc *c = &L->secs[i];
 
+		if (c->type != SHT_NULL && (c->flags & SHF_ALLOC) &&
+		    !fits_class(L, c->addr, c->size))
+			return fail(e, PLAN_SEC_OVERFLOW, i, 0, c->addr);
 		if (c->type == SHT_NOBITS || c->type == SHT_NULL || c->size == 0)
 			continue;
 		if (c->size > L->file_size || c->offset > L->file_size - c->size)
@@ -307,6 +319,22 @@ judge_loads(const struct elf_layout *L, const struct plan_params *p,
 	}
 }
 
+/*
+ * Arrays grow by doubling, their capacity implied by the count (the next
+ * power of two): one slot more each time made 65534 PT_LOADs quadratic.
+ */
+static bool
+room_for_one(size_t n)
+{
+	return (n & (n - 1)) == 0;	/* 0, 1, 2, 4, ...: full */
+}
+
+static size_t
+grown(size_t n)
+{
+	return n ? 2 * n : 1;
+}
+
 static int
 add_block(struct plan *P, uint64_t start, uint64_t delta)
 {
@@ -318,10 +346,12 @@ add_block(struct plan *P, uint64_t start, uint64_t delta)
 		P->blocks[P->nblocks - 1].delta = delta;
 		return 0;
 	}
-	b = realloc(P->blocks, (P->nblocks + 1) * sizeof(*b));
-	if (b == NULL)
-		return -1;
-	P->blocks = b;
+	if (room_for_one(P->nblocks)) {
+		b = realloc(P->blocks, grown(P->nblocks) * sizeof(*b));
+		if (b == NULL)
+			return -1;
+		P->blocks = b;
+	}
 	P->blocks[P->nblocks++] = (struct block){ start, 0, delta };
 	return 0;
 }
@@ -470,18 +500,68 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 	return 0;
 }
 
-/* The PT_LOAD whose memory image holds addr, for SHT_NOBITS sections. */
-static const struct seg_desc *
-load_holding(const struct elf_layout *L, uint64_t addr, size_t *idx)
+/*
+ * PT_LOADs by address, to find the one whose memory image holds a
+ * SHT_NOBITS section: one sort, then a binary search per section (a scan
+ * per section made planning sections x headers).
+ */
+struct by_addr {
+	uint64_t vaddr;
+	size_t idx;
+};
+
+static int
+cmp_by_addr(const void *a, const void *b)
 {
+	const struct by_addr *x = a, *y = b;
+
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static struct by_addr *
+loads_by_addr(const struct elf_layout *L, size_t *n)
+{
+	struct by_addr *v = calloc(L->nsegs ? L->nsegs : 1, sizeof(*v));
 	size_t i;
 
-	for (i = 0; i < L->nsegs; i++) {
-		const struct seg_desc *s = &L->segs[i];
+	*n = 0;
+	if (v == NULL)
+		return NULL;
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD)
+			v[(*n)++] = (struct by_addr){ L->segs[i].vaddr, i };
+	qsort(v, *n, sizeof(*v), cmp_by_addr);
+	return v;
+}
 
-		if (s->type == PT_LOAD && addr >= s->vaddr &&
-		    addr - s->vaddr <= s->memsz) {
-			*idx = i;
+/*
+ * The PT_LOAD whose memory image holds addr: the last one starting at or
+ * below it, or, where images overlap (no linker makes them), one of the
+ * few before that.
+ */
+#define HOLDER_LOOKBACK 16
+
+static const struct seg_desc *
+load_holding(const struct elf_layout *L, const struct by_addr *v, size_t n,
+    uint64_t addr, size_t *idx)
+{
+	size_t lo = 0, hi = n, k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].vaddr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0; k < HOLDER_LOOKBACK && lo > k; k++) {
+		const struct seg_desc *s = &L->segs[v[lo - 1 - k].idx];
+
+		if (addr - s->vaddr <= s->memsz) {
+			*idx = v[lo - 1 - k].idx;
 			return s;
 		}
 	}
@@ -492,8 +572,11 @@ static int
 place_sections(const struct elf_layout *L, struct plan *P,
     struct plan_error *e)
 {
-	size_t i, j;
+	size_t i, j, n;
+	struct by_addr *v = loads_by_addr(L, &n);
 
+	if (v == NULL)
+		return fail(e, PLAN_ENOMEM, 0, 0, 0);
 	for (i = 0; i < L->nsecs; i++) {
 		const struct sec_desc *c = &L->secs[i];
 		const struct seg_desc *s;
@@ -502,16 +585,19 @@ place_sections(const struct elf_layout *L, struct plan *P,
 		if (c->type == SHT_NULL)
 			continue;
 		if (c->type == SHT_NOBITS && (c->flags & SHF_ALLOC) &&
-		    (s = load_holding(L, c->addr, &j)) != NULL) {
+		    (s = load_holding(L, v, n, c->addr, &j)) != NULL) {
 			/* No bytes: keep its place relative to its segment. */
 			P->sec_offset[i] = c->offset +
 			    (P->segs[j].new_offset - s->offset);
 			continue;
 		}
 		P->sec_offset[i] = map_offset(P, c->offset);
-		if (c->type != SHT_NOBITS && !stays_whole(P, c->offset, c->size))
+		if (c->type != SHT_NOBITS && !stays_whole(P, c->offset, c->size)) {
+			free(v);
 			return fail(e, PLAN_SPLIT_SECTION, i, 0, c->offset);
+		}
 	}
+	free(v);
 	P->new_shoff = 0;
 	if (L->shoff != 0) {
 		P->new_shoff = map_offset(P, L->shoff);
@@ -528,10 +614,12 @@ add_extent(struct plan *P, uint64_t src, uint64_t dst, uint64_t len)
 
 	if (len == 0)
 		return 0;
-	x = realloc(P->extents, (P->nextents + 1) * sizeof(*x));
-	if (x == NULL)
-		return -1;
-	P->extents = x;
+	if (room_for_one(P->nextents)) {
+		x = realloc(P->extents, grown(P->nextents) * sizeof(*x));
+		if (x == NULL)
+			return -1;
+		P->extents = x;
+	}
 	P->extents[P->nextents++] = (struct extent){ src, dst, len };
 	return 0;
 }
@@ -611,6 +699,36 @@ summarise(const struct elf_layout *L, struct plan *P)
 		P->changed |= P->sec_offset[i] != L->secs[i].offset;
 }
 
+/*
+ * Padding is bounded: each PT_LOAD with bytes may add less than one
+ * alignment, the target or the machine's page floor, and the sections
+ * after the last one as much again.  A header that asks for more (a
+ * p_align of 2^36 its offset does not meet, a section aligned to 1 GiB)
+ * would make the output gigabytes larger; it is refused and named.
+ */
+static int
+check_growth(const struct elf_layout *L, const struct plan_params *p,
+    const struct plan *P, size_t nload, struct plan_error *e)
+{
+	uint64_t unit = max_u64(p->target, p->min_page), limit, most = 0;
+	uint64_t growth = P->new_size - L->file_size, at = 0;
+	size_t b, i;
+
+	limit = (uint64_t)(nload + 1) * unit;
+	if (growth <= limit)
+		return 0;
+	for (b = 1; b < P->nblocks; b++)
+		if (P->blocks[b].delta - P->blocks[b - 1].delta > most) {
+			most = P->blocks[b].delta - P->blocks[b - 1].delta;
+			at = P->blocks[b].start;
+		}
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD && L->segs[i].filesz > 0 &&
+		    L->segs[i].offset == at)
+			return fail(e, PLAN_GROWTH, i, (size_t)limit, growth);
+	return fail(e, PLAN_GROWTH, SIZE_MAX, (size_t)limit, growth);
+}
+
 static int
 plan_steps(const struct elf_layout *L, const struct plan_params *p,
     struct plan *P, struct plan_error *e)
@@ -629,6 +747,8 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 	if (place_tail(L, P) != 0)
 		return fail(e, PLAN_ENOMEM, 0, 0, 0);
 	finish_blocks(L, P);
+	if (check_growth(L, p, P, nload, e) != 0)
+		return -1;
 	if (place_others(L, p, P, e) != 0 || place_sections(L, P, e) != 0)
 		return -1;
 	if (build_extents(L, p, P) != 0)

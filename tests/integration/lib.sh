@@ -431,6 +431,28 @@ tool_rc() {
     WHY="expected exit $1: $(tool_said)"; return 1
 }
 
+# one_error_line PATH: stderr is exactly one line "elfthp-align: PATH: <text>".
+one_error_line() {
+    local n=0
+    [ -n "$T_ERR" ] && n=$(printf '%s\n' "$T_ERR" | grep -c '')
+    if [ -z "$T_ERR" ] || [ "$n" -ne 1 ]; then
+        WHY="expected one line on stderr, got $n: $(tool_said)"; return 1
+    fi
+    case $T_ERR in
+        "elfthp-align: $1: "?*) return 0 ;;
+    esac
+    WHY="stderr is not 'elfthp-align: $1: ...': $(tool_said)"; return 1
+}
+
+# no_temp DIR: no temporary file of the tool (NAME.elfthp-XXXXXX or
+# .elfthp-XXXXXX) in DIR.
+no_temp() {
+    local left
+    left=$( (cd "$1" && ls -A) | grep -E '(^|\.)elfthp-')
+    [ -z "$left" ] && return 0
+    WHY="temporary file left in $1: $left"; return 1
+}
+
 # tool_err_names FILE: the last run_tool failed with a message naming FILE.
 tool_err_names() {
     case $T_ERR in

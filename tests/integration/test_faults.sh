@@ -74,14 +74,6 @@ fresh() {
     L=$(listing "$D")
 }
 
-# no_temp DIR: no temporary file of the tool in DIR.
-no_temp() {
-    local left
-    left=$( (cd "$1" && ls -A) | grep -E '(^|\.)elfthp-')
-    [ -z "$left" ] && return 0
-    WHY="temporary file left in $1: $left"; return 1
-}
-
 # refused DESC FILE SAVED DIR LISTING: the last run failed cleanly.
 refused() {
     local desc=$1 f=$2 saved=$3 dir=$4 l=$5

@@ -58,19 +58,6 @@ no_crash() {
     return 0
 }
 
-# one_error_line PATH: stderr is exactly one line "elfthp-align: PATH: <text>".
-one_error_line() {
-    local n=0
-    [ -n "$T_ERR" ] && n=$(printf '%s\n' "$T_ERR" | grep -c '')
-    if [ -z "$T_ERR" ] || [ "$n" -ne 1 ]; then
-        WHY="expected one line on stderr, got $n: $(tool_said)"; return 1
-    fi
-    case $T_ERR in
-        "elfthp-align: $1: "?*) return 0 ;;
-    esac
-    WHY="stderr is not 'elfthp-align: $1: ...': $(tool_said)"; return 1
-}
-
 # readable FILE: readelf -lW exits 0 and lists at least one LOAD.
 readable() {
     local out
@@ -80,14 +67,6 @@ readable() {
         return 1
     fi
     return 0
-}
-
-# no_temp DIR: no FILE.elfthp-* or .elfthp-* in DIR.
-no_temp() {
-    local left
-    left=$(cd "$1" && ls -A | grep -E '(^|\.)elfthp-' )
-    [ -z "$left" ] && return 0
-    WHY="temporary files left in $1: $left"; return 1
 }
 
 # runs FILE: FILE exits 0 within 20 s; its output in RUN_OUT.  Through

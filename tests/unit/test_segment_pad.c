@@ -440,13 +440,45 @@ test_rejects_no_load(void **state)
 static void
 test_class32_limit(void **state)
 {
-	struct fixture *f = *state = new_file(ET_EXEC, 0xffffe000);
+	/* Text 4 KiB short of 2 MiB off: the padding takes the file past 4 GiB. */
+	struct fixture *f = *state = new_file(ET_EXEC, 0xfff00000);
+
+	f->L.elfclass = ELFCLASS32;
+	f->L.machine = EM_386;
+	load(f, PF_R, 0, 0, 0x5f0);
+	load(f, PF_R | PF_X, 0x5f0, 0x1ff5f0, 0xffe00000 - 0x5f0);
+	expect_error(f, PLAN_TOO_BIG);
+}
+
+/* ELFCLASS32: an address plus a size past 2^32 is refused (it fits 2^64). */
+static void
+test_class32_address_wraps(void **state)
+{
+	struct fixture *f = *state = new_file(ET_EXEC, M(8));
 
 	f->L.elfclass = ELFCLASS32;
 	f->L.machine = EM_386;
 	load(f, PF_R, 0, 0x8048000, 0x5f0);
-	load(f, PF_R | PF_X, 0x5f0, 0x80495f0, 0xffffd000 - 0x5f0);
-	expect_error(f, PLAN_TOO_BIG);
+	load(f, PF_R | PF_X, 0x5f0, 0x80495f0, M(4));
+	load(f, PF_R | PF_W, M(5), 0x10000000 + M(5), 0x100);
+	f->segs[2].memsz = 0xffffffff;
+	expect_error(f, PLAN_OVERFLOW);
+	assert_int_equal(f->e.index, 2);
+}
+
+/* A p_align of 2^36 the offset does not meet: refused, and named. */
+static void
+test_growth_is_bounded(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(8));
+
+	load(f, PF_R, 0, 0, 0x5f0);
+	load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(4));
+	load(f, PF_R | PF_W, M(5), (UINT64_C(1) << 40) + K(4), 0x100);
+	f->segs[2].align = UINT64_C(1) << 36;
+	expect_error(f, PLAN_GROWTH);
+	assert_int_equal(f->e.index, 2);
+	assert_true(f->e.value > (UINT64_C(1) << 35));
 }
 
 static void
@@ -669,6 +701,8 @@ main(void)
 		T(test_rejects_align_not_power_of_two),
 		T(test_rejects_no_load),
 		T(test_class32_limit),
+		T(test_class32_address_wraps),
+		T(test_growth_is_bounded),
 		cmocka_unit_test(test_geometry_targets),
 		T(test_page_size_refuses_shared_page),
 		T(test_page_size_fixes_alignment),
