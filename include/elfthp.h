@@ -251,7 +251,9 @@ struct atomic_file {
 	int fd;
 	bool durable;
 };
-int atomic_open(struct atomic_file *, const char *final_path, char *, size_t);
+int atomic_open(struct atomic_file *, const char *final_path, FILE *notes,
+    char *, size_t);
+bool is_temp_name(const char *);
 int atomic_copy_metadata(struct atomic_file *, int src_fd, bool owner_required,
     char *, size_t);
 int atomic_sync(struct atomic_file *, bool durable, char *, size_t);

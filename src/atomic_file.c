@@ -7,8 +7,12 @@
  * untouched; on any failure, or on SIGINT/SIGTERM/SIGHUP, the temporary
  * file is removed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/file.h>
+#include <time.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -74,21 +78,39 @@ pending_remove(const char *path)
 	}
 }
 
+/*
+ * Every signal whose default action ends the process, and that can be
+ * caught, removes the temporary files first.  The faults (SIGSEGV and the
+ * like) too, except under AddressSanitizer, whose own handlers report
+ * them.  SIGXFSZ is ignored: past RLIMIT_FSIZE a write then fails with
+ * EFBIG, an ordinary error that cleans up like any other.
+ */
+static const int ending_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2,
+	SIGVTALRM, SIGPROF, SIGXCPU, SIGIO, SIGPWR, SIGSTKFLT, SIGTRAP,
+#if !defined(__SANITIZE_ADDRESS__)
+	SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS,
+#endif
+};
+
 static void
 guard_signals(void)
 {
 	static _Atomic bool installed;
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	struct sigaction sa;
 	size_t i;
+	int sig;
 
 	if (installed)
 		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	for (i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
+		sigaction(ending_signals[i], &sa, NULL);
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaction(sig, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN);
 	installed = true;
 }
 
@@ -125,8 +147,108 @@ tmp_name(const char *final_path)
 	return name;
 }
 
+/* mkostemp's suffix: six letters or digits. */
+static bool
+temp_suffix(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 6; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
+		    s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return s[6] == '\0';
+}
+
+/* "NAME.elfthp-XXXXXX" or ".elfthp-XXXXXX": one of ours (TMP_SUFFIX). */
+bool
+is_temp_name(const char *name)
+{
+	const char *p = strstr(name, ".elfthp-");
+
+	while (p != NULL && !temp_suffix(p + 8))
+		p = strstr(p + 1, ".elfthp-");
+	return p != NULL;
+}
+
+/* Directories already swept in this run, so that -r sweeps each once. */
+struct swept {
+	struct swept *next;
+	char path[];
+};
+static struct swept *swept_dirs;
+static pthread_mutex_t swept_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool
+first_sweep(const char *dir)
+{
+	struct swept *w;
+	bool first = true;
+
+	pthread_mutex_lock(&swept_mu);
+	for (w = swept_dirs; w != NULL && first; w = w->next)
+		first = strcmp(w->path, dir) != 0;
+	if (first && (w = malloc(sizeof(*w) + strlen(dir) + 1)) != NULL) {
+		strcpy(w->path, dir);
+		w->next = swept_dirs;
+		swept_dirs = w;
+	}
+	pthread_mutex_unlock(&swept_mu);
+	return first;
+}
+
+/*
+ * A temporary file whose writer is gone: ours by name, the caller's, a
+ * regular file, not locked (every writer holds a lock on its temporary
+ * file), and older than two seconds (a writer takes its lock right after
+ * creating the file).
+ */
+static bool
+stale_temp(int dfd, const char *name)
+{
+	struct stat st;
+	bool stale = false;
+	int fd;
+
+	if (!is_temp_name(name))
+		return false;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_uid == geteuid() && st.st_mtime + 2 < time(NULL) &&
+	    flock(fd, LOCK_EX | LOCK_NB) == 0)
+		stale = true;
+	close(fd);
+	return stale;
+}
+
+/* Remove the stale temporary files in the directory of final_path. */
+static void
+sweep_stale(const char *final_path, FILE *notes)
+{
+	char *copy = strdup(final_path), *dir;
+	struct dirent *e;
+	DIR *d;
+
+	if (copy == NULL)
+		return;
+	dir = dirname(copy);
+	if (first_sweep(dir) && (d = opendir(dir)) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (stale_temp(dirfd(d), e->d_name) &&
+			    unlinkat(dirfd(d), e->d_name, 0) == 0 && notes)
+				fprintf(notes, "elfthp-align: %s/%s: removed a "
+				    "stale temporary file (no process was "
+				    "writing it)\n", dir, e->d_name);
+		closedir(d);
+	}
+	free(copy);
+}
+
 int
-atomic_open(struct atomic_file *a, const char *final_path, char *err, size_t n)
+atomic_open(struct atomic_file *a, const char *final_path, FILE *notes,
+    char *err, size_t n)
 {
 	a->fd = -1;
 	a->tmp_path = NULL;
@@ -136,6 +258,7 @@ atomic_open(struct atomic_file *a, const char *final_path, char *err, size_t n)
 		return aerr(err, n, "out of memory");
 	}
 	guard_signals();
+	sweep_stale(final_path, notes);
 	pending_add(a->tmp_path);
 	if ((a->fd = mkostemp(a->tmp_path, O_CLOEXEC)) < 0) {
 		int e = errno;
@@ -147,6 +270,8 @@ atomic_open(struct atomic_file *a, const char *final_path, char *err, size_t n)
 		return aerr(err, n, "cannot create a temporary file beside it: %s",
 		    strerror(e));
 	}
+	/* While it is held, no later run takes the file for a stale one. */
+	flock(a->fd, LOCK_EX | LOCK_NB);
 	return 0;
 }
 

@@ -217,7 +217,7 @@ write_new(struct job *j, const char *final, bool in_place)
 
 	enum copy_how how;
 
-	if (atomic_open(&a, final, m, n) != 0)
+	if (atomic_open(&a, final, j->err, m, n) != 0)
 		return file_error(j, "%s", m);
 	how = copy_how_for(a.tmp_path);
 	if ((j->plan.changed ? rewrite_to_fd(j->fd, a.fd, &j->layout,

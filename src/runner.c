@@ -40,6 +40,7 @@ struct work {
 	size_t cap;
 	size_t next;		/* next item a worker takes */
 	size_t walk_errors;
+	size_t temps_skipped;	/* NAME.elfthp-XXXXXX met in walks */
 	const struct options *o;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -128,6 +129,11 @@ walk_entry(struct work *w, int dfd, const char *dir, const char *name,
 		return walk_error(w, dir, "out of memory");
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		walk_error(w, path, strerror(errno));
+	} else if (S_ISREG(st.st_mode) && is_temp_name(name)) {
+		/* Half-written by a run that died: never an input. */
+		fprintf(stderr, "elfthp-align: %s: skipped: a temporary file of "
+		    "elfthp-align\n", path);
+		w->temps_skipped++;
 	} else if (S_ISREG(st.st_mode)) {
 		if (add_item(w, path, true) != 0)
 			walk_error(w, dir, "out of memory");
@@ -310,6 +316,16 @@ worker_count(const struct options *o, size_t n)
 	return n < j ? (unsigned)(n ? n : 1) : j;
 }
 
+/* Said once more after the summary, where there is one. */
+static void
+temps_note(FILE *f, const struct work *w)
+{
+	if (w->temps_skipped > 0)
+		fprintf(f, "skipped %zu temporary file%s of elfthp-align (see "
+		    "above)\n", w->temps_skipped,
+		    w->temps_skipped == 1 ? "" : "s");
+}
+
 static void
 summarise(const struct work *w, const struct tally *t)
 {
@@ -326,6 +342,7 @@ summarise(const struct work *w, const struct tally *t)
 	    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
 	    t->by_class[FILE_NOT_ELF], t->by_class[FILE_ERROR] + w->walk_errors,
 	    t->by_class[FILE_ERROR] + w->walk_errors == 1 ? "" : "s");
+	temps_note(f, w);
 }
 
 /* --warm, text only: JSON lines stay one object per file. */
@@ -342,6 +359,7 @@ summarise_warm(const struct work *w, const struct tally *t)
 	    t->by_class[FILE_NOT_HUGE], t->by_class[FILE_NEEDS_REWRITE],
 	    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
 	    errors, errors == 1 ? "" : "s");
+	temps_note(stdout, w);
 }
 
 static int

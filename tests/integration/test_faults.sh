@@ -290,7 +290,9 @@ fi
 # ------------------------------------------------------------------------------
 echo "# signals during a rewrite"
 if [ $have_strace = yes ]; then
-    for spec in INT:pwrite64 TERM:fsync HUP:fchmod INT:fsync; do
+    for spec in INT:pwrite64 TERM:fsync HUP:fchmod INT:fsync QUIT:pwrite64 \
+                USR1:pwrite64 USR2:fchmod ALRM:pwrite64 XCPU:pwrite64 \
+                RTMIN:pwrite64; do
         sig=${spec%%:*} sc=${spec#*:}
         desc="SIG$sig during $sc"
         fresh
@@ -546,5 +548,92 @@ assert "250-character name: exits 0" tool_rc 0
 assert "250-character name: rewritten" same_file "$REF" "$D/$long"
 assert "250-character name: no temporary file" no_temp "$D"
 assert "250-character name: directory unchanged" same_listing "$D" "$L"
+
+# ------------------------------------------------------------------------------
+echo "# what no handler can clean up: SIGKILL, and the next run"
+if [ $have_strace = yes ]; then
+    fresh
+    if delayed_start pwrite64 "$F"; then
+        kill -KILL "$TP"
+        delayed_wait
+        left=$( (cd "$D" && ls -A) | grep -E '\.elfthp-' | head -1)
+        [ -n "$left" ] && pass "SIGKILL: leaves $left (no handler runs)" ||
+            fail "SIGKILL: leaves a temporary file" "none in $D"
+        assert "SIGKILL: original byte-identical" same_file "$SAVED" "$F"
+        # A fresh temporary file may be a writer that has not locked it yet.
+        run_tool -o "$D/o0" "$F"
+        [ -e "$D/$left" ] && pass "a run right after: keeps a temporary file under 2 s old" ||
+            fail "a run right after: keeps a temporary file under 2 s old" "$(tool_said)"
+        rm -f "$D/o0"
+        sleep 2.2
+        run_tool "$F"
+        assert "next run after SIGKILL: exits 0" tool_rc 0
+        case $T_ERR in
+            *"$D/$left: removed a stale temporary file"*) pass "next run: removes the stale temporary file and says so" ;;
+            *) fail "next run: removes the stale temporary file and says so" "$(tool_said)" ;;
+        esac
+        assert "next run: no temporary file left" no_temp "$D"
+        assert "next run: rewritten" same_file "$REF" "$F"
+        # A temporary file that a live writer holds is never taken.
+        fresh
+        if delayed_start pwrite64 -o "$D/out1" "$F"; then
+            sleep 2.5
+            run_tool -o "$D/out2" "$F"
+            assert "a second -o beside a live writer: exits 0" tool_rc 0
+            case $T_ERR in
+                *"removed a stale"*) fail "the live writer's temporary file is kept" "$(tool_said)" ;;
+                *) pass "the live writer's temporary file is kept" ;;
+            esac
+            delayed_wait
+            assert "the live writer then finishes (exit 0)" tool_rc 0
+            assert "the live writer's output is complete" same_file "$REF" "$D/out1"
+        else
+            delayed_wait
+            fail "live writer held in pwrite64" "it never got there: $(tool_said)"
+        fi
+    else
+        delayed_wait
+        fail "SIGKILL: tool held in pwrite64" "it never got there: $(tool_said)"
+    fi
+else
+    skip "SIGKILL and the next run" "strace with syscall delay injection not available"
+fi
+
+echo "# RLIMIT_FSIZE: SIGXFSZ is ignored, EFBIG is an error"
+fresh
+out=$(ulimit -f 1024; "$TOOL" -o "$D/big-out" "$F" 2>&1); rc=$?
+T_RC=$rc T_OUT="" T_ERR=$out
+assert "RLIMIT_FSIZE 1 MiB: exits 2 (not killed by SIGXFSZ)" tool_rc 2
+case $out in
+    *"File too large"*) pass "RLIMIT_FSIZE: the message says the file is too large" ;;
+    *) fail "RLIMIT_FSIZE: the message says the file is too large" "$out" ;;
+esac
+[ ! -e "$D/big-out" ] && pass "RLIMIT_FSIZE: no output" || fail "RLIMIT_FSIZE: no output" "$(ls -l "$D")"
+assert "RLIMIT_FSIZE: no temporary file" no_temp "$D"
+assert "RLIMIT_FSIZE: input byte-identical" same_file "$SAVED" "$F"
+
+echo "# walks skip temporary files"
+fresh
+cp "$FX" "$D/prog.elfthp-Ab12Cd"
+cp "$FX" "$D/.elfthp-Zz9Yy8"
+id_t=$(file_id "$D/prog.elfthp-Ab12Cd")
+run_tool --check -r "$D"
+case $T_OUT in
+    *"elfthp-Ab12Cd:"*|*"elfthp-Zz9Yy8:"*) fail "--check -r: temporary files are not judged" "$(tool_said)" ;;
+    *) pass "--check -r: temporary files are not judged" ;;
+esac
+case $T_ERR in
+    *"$D/prog.elfthp-Ab12Cd: skipped: a temporary file"*"$D/.elfthp-Zz9Yy8: skipped"*|*"$D/.elfthp-Zz9Yy8: skipped"*"$D/prog.elfthp-Ab12Cd: skipped: a temporary file"*)
+        pass "--check -r: each skipped temporary file is named" ;;
+    *) fail "--check -r: each skipped temporary file is named" "$(tool_said)" ;;
+esac
+case $T_OUT in
+    *"skipped 2 temporary files"*) pass "--check -r: the summary counts them" ;;
+    *) fail "--check -r: the summary counts them" "$(tool_said)" ;;
+esac
+run_tool -r -q "$D"
+assert "-r: exits 0" tool_rc 0
+assert "-r: a temporary file is never rewritten" same_id "$D/prog.elfthp-Ab12Cd" "$id_t"
+assert "-r: the program beside it is" same_file "$REF" "$F"
 
 finish
