@@ -452,6 +452,7 @@ struct options {
 	bool sync;		/* --sync: -o too fsyncs before the rename */
 	int verbose;
 	unsigned jobs;
+	unsigned lock_timeout;	/* seconds to wait for another run's lock */
 	long pid;
 	const char *output;
 	uint64_t page_size;	/* 0: the machine's default */

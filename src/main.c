@@ -29,6 +29,7 @@ enum {
 	OPT_SYNC,
 	OPT_WARM,
 	OPT_HOST,
+	OPT_LOCK_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -49,6 +50,7 @@ static const struct option longopts[] = {
 	{ "sync", no_argument, NULL, OPT_SYNC },
 	{ "warm", no_argument, NULL, OPT_WARM },
 	{ "host", no_argument, NULL, OPT_HOST },
+	{ "lock-timeout", required_argument, NULL, OPT_LOCK_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -60,7 +62,9 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: elfthp-align [-nqrvx] [-j N] [-o output] "
 	    "[--page-size 4k|16k|64k]\n"
-	    "                    [--align size] [--sync | --no-sync] path ...\n"
+	    "                    [--align size] [--sync | --no-sync] "
+	    "[--lock-timeout s]\n"
+	    "                    path ...\n"
 	    "       elfthp-align --report [--format text|json] "
 	    "[--page-size 4k|16k|64k]\n"
 	    "                    file ...\n"
@@ -96,6 +100,8 @@ help(void)
 	    "      --sync             -o: fsync the new file before the rename\n"
 	    "      --no-sync          in place: no fsync before the rename "
 	    "(build outputs)\n"
+	    "      --lock-timeout S   in place: wait S seconds for another run "
+	    "(default 60)\n"
 	    "      --report           print the expected iTLB and RSS impact, "
 	    "write nothing\n"
 	    "      --check            audit: exit 1 if a file would be "
@@ -168,6 +174,12 @@ parse_long(struct options *o, int ch, const char *arg)
 	case OPT_SYNC: o->sync = true; break;
 	case OPT_WARM: set_mode(o, MODE_WARM); break;
 	case OPT_HOST: set_mode(o, MODE_HOST); break;
+	case OPT_LOCK_TIMEOUT:
+		o->lock_timeout = (unsigned)strtonum(arg, 0, 86400, &errstr);
+		if (errstr != NULL)
+			errx(EXIT_USAGE, "--lock-timeout: '%s' is %s (0 to 86400 "
+			    "seconds)", arg, errstr);
+		break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
@@ -257,7 +269,7 @@ validate(const struct options *o, int nargs)
 int
 main(int argc, char **argv)
 {
-	struct options o = { 0 };
+	struct options o = { .lock_timeout = 60 };
 
 	parse_options(argc, argv, &o);
 	validate(&o, argc - optind);

@@ -5,12 +5,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "elfthp.h"
@@ -57,6 +59,36 @@ same_file(const struct stat *a, const struct stat *b)
 }
 
 /*
+ * The in-place lock, which another elfthp-align on the same file holds
+ * while it rewrites it.  Waiting is said on stderr at once (not in the
+ * per-file output, which comes at the end), and given up after
+ * --lock-timeout seconds, so that a post-link step never hangs silently.
+ */
+static enum file_class
+lock_input(struct job *j)
+{
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };
+	unsigned long waited_ms = 0, limit_ms = j->o->lock_timeout * 1000ul;
+
+	for (;;) {
+		if (flock(j->fd, LOCK_EX | LOCK_NB) == 0)
+			return FILE_DONE;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return file_error(j, "lock: %s", strerror(errno));
+		if (waited_ms >= limit_ms)
+			return file_error(j, "another elfthp-align has been "
+			    "rewriting it for %lu s; giving up (--lock-timeout)",
+			    waited_ms / 1000);
+		if (waited_ms == 500)
+			fprintf(stderr, "elfthp-align: %s: waiting for another "
+			    "elfthp-align on it (up to %u s)\n", j->name,
+			    j->o->lock_timeout);
+		nanosleep(&tick, NULL);
+		waited_ms += 100;
+	}
+}
+
+/*
  * Open the input.  For an in-place rewrite, take an exclusive lock and make
  * sure the name still points at the locked file, so that two runs on one
  * file take turns and the second finds the first one's result.
@@ -77,8 +109,8 @@ open_once(struct job *j, bool lock)
 	j->fd = open(j->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (j->fd < 0)
 		return file_error(j, "%s", strerror(errno));
-	if (lock && flock(j->fd, LOCK_EX) != 0)
-		return file_error(j, "lock: %s", strerror(errno));
+	if (lock && lock_input(j) != FILE_DONE)
+		return FILE_ERROR;
 	if (fstat(j->fd, &j->st) != 0)
 		return file_error(j, "%s", strerror(errno));
 	if (!S_ISREG(j->st.st_mode))
@@ -240,6 +272,43 @@ write_new(struct job *j, const char *final, bool in_place)
 	return FILE_DONE;
 }
 
+/*
+ * In a sticky world-writable directory (/tmp), -o never writes through or
+ * over a name another user put there: the rule of fs.protected_symlinks
+ * and protected_regular, for root too.  The caller's names, and the
+ * directory owner's, are fine.  Returns what was planted, or NULL.
+ */
+static const char *
+planted(const char *path, uid_t *owner)
+{
+	struct stat l, d;
+	char *copy;
+	bool sticky;
+
+	if (lstat(path, &l) != 0 || (copy = strdup(path)) == NULL)
+		return NULL;
+	sticky = stat(dirname(copy), &d) == 0 && (d.st_mode & S_ISVTX) &&
+	    (d.st_mode & S_IWOTH);
+	free(copy);
+	if (!sticky || l.st_uid == geteuid() || l.st_uid == d.st_uid)
+		return NULL;
+	*owner = l.st_uid;
+	return S_ISLNK(l.st_mode) ? "a symlink" : "a file";
+}
+
+static enum file_class
+refuse_planted(struct job *j, const char *output, const char *path)
+{
+	const char *what;
+	uid_t owner;
+
+	if ((what = planted(path, &owner)) == NULL)
+		return FILE_DONE;
+	return file_error(j, "%s: %s is %s of uid %ju in a sticky "
+	    "world-writable directory; not writing through or over it",
+	    output, path, what, (uintmax_t)owner);
+}
+
 /* Where -o writes: through a symlink, never over the input itself. */
 static enum file_class
 output_path(struct job *j, const char *output, char **final)
@@ -247,6 +316,8 @@ output_path(struct job *j, const char *output, char **final)
 	struct stat st;
 
 	*final = NULL;
+	if (refuse_planted(j, output, output) != FILE_DONE)
+		return FILE_ERROR;
 	if (stat(output, &st) != 0) {
 		if (errno != ENOENT)
 			return file_error(j, "%s: %s", output, strerror(errno));
@@ -261,6 +332,12 @@ output_path(struct job *j, const char *output, char **final)
 	}
 	if (*final == NULL)
 		return file_error(j, "%s: %s", output, strerror(errno));
+	if (strcmp(*final, output) != 0 &&
+	    refuse_planted(j, output, *final) != FILE_DONE) {
+		free(*final);
+		*final = NULL;
+		return FILE_ERROR;
+	}
 	return FILE_DONE;
 }
 

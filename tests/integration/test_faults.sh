@@ -323,16 +323,16 @@ if [ $have_strace = yes ]; then
         timeout 60 "$TOOL" "$F" > "$WORK/second.out" 2> "$WORK/second.err" < /dev/null &
         second=$!
         HELD="$second"
-        flock_nr=$(sysnr flock) waited=no
-        for _ in $(seq 1 40); do
-            for p in $(descendants "$second"); do
-                grep -qs "^$flock_nr " /proc/"$p"/task/*/syscall && waited=yes
-            done
-            [ $waited = yes ] && break
+        # It says so on stderr after half a second of waiting.
+        waited=no
+        for _ in $(seq 1 60); do
+            grep -qs "waiting for another elfthp-align on it" "$WORK/second.err" &&
+                waited=yes && break
             sleep 0.05
         done
-        [ $waited = yes ] && pass "concurrent: the second run waits for the lock" ||
-            fail "concurrent: the second run waits for the lock" "it was never seen in flock()"
+        [ $waited = yes ] && pass "concurrent: the second run waits for the lock, and says so" ||
+            fail "concurrent: the second run waits for the lock, and says so" \
+                "no message in 3 s: $(cat "$WORK/second.err")"
         delayed_wait
         wait "$second"; rc2=$?; HELD=""
         assert "concurrent: first run exits 0" tool_rc 0
@@ -635,5 +635,77 @@ run_tool -r -q "$D"
 assert "-r: exits 0" tool_rc 0
 assert "-r: a temporary file is never rewritten" same_id "$D/prog.elfthp-Ab12Cd" "$id_t"
 assert "-r: the program beside it is" same_file "$REF" "$F"
+
+echo "# -o into a sticky world-writable directory"
+if [ $am_root = yes ] && command -v setpriv >/dev/null; then
+    fresh
+    chmod 711 "$WORK"          # let nobody reach $WORK/pub, no more
+    P=$WORK/pub
+    mkdir -p "$P/s" && chmod 755 "$P" && chmod 1777 "$P/s"
+    printf 'root secrets\n' > "$P/victim" && chmod 600 "$P/victim"
+    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+    as_nobody ln -s "$P/victim" "$P/s/out"
+    id_v=$(file_id "$P/victim")
+    run_tool -o "$P/s/out" "$F"
+    assert "a symlink planted by another user: exits 2" tool_rc 2
+    case $T_ERR in
+        *"a symlink of uid 65534 in a sticky world-writable directory"*) pass "a planted symlink: the message says whose it is" ;;
+        *) fail "a planted symlink: the message says whose it is" "$(tool_said)" ;;
+    esac
+    assert "a planted symlink: the file it points to is untouched" same_id "$P/victim" "$id_v"
+    [ "$(cat "$P/victim")" = "root secrets" ] && pass "a planted symlink: its target keeps its bytes" ||
+        fail "a planted symlink: its target keeps its bytes" "$(head -c 40 "$P/victim" | od -c | head -2)"
+    assert "a planted symlink: no temporary file" no_temp "$P/s"
+    as_nobody sh -c "printf planted > '$P/s/out2'"
+    run_tool -o "$P/s/out2" "$F"
+    assert "a file planted by another user: exits 2" tool_rc 2
+    [ "$(cat "$P/s/out2")" = planted ] && pass "a planted file: kept" || fail "a planted file: kept" "replaced"
+    printf 'mine\n' > "$P/mine"
+    ln -s "$P/mine" "$P/s/own-link"
+    run_tool -o "$P/s/own-link" "$F"
+    assert "the caller's own symlink there: exits 0" tool_rc 0
+    assert "the caller's own symlink there: writes its target" same_file "$REF" "$P/mine"
+    run_tool -o "$P/s/fresh" "$F"
+    assert "a new name there: exits 0" tool_rc 0
+    chmod 700 "$WORK"
+else
+    skip "-o into a sticky directory" "needs root and setpriv"
+fi
+
+echo "# a lock that speaks"
+if command -v flock >/dev/null; then
+    fresh
+    flock -x "$F" sleep 6 &
+    holder=$!
+    sleep 0.3
+    t0=$(date +%s%N)
+    run_tool --lock-timeout 1 "$F"
+    t1=$(date +%s%N)
+    assert "locked by another: --lock-timeout 1 exits 2" tool_rc 2
+    case $T_ERR in
+        *"waiting for another elfthp-align on it"*"giving up (--lock-timeout)"*) pass "locked: says it waits, then gives up" ;;
+        *) fail "locked: says it waits, then gives up" "$(tool_said)" ;;
+    esac
+    [ $(( (t1 - t0) / 1000000 )) -lt 4000 ] && pass "locked: gives up after about a second ($(( (t1 - t0) / 1000000 )) ms)" ||
+        fail "locked: gives up after about a second" "$(( (t1 - t0) / 1000000 )) ms"
+    assert "locked: the file is untouched" same_file "$SAVED" "$F"
+    run_tool --lock-timeout 0 "$F"
+    assert "locked: --lock-timeout 0 gives up at once" tool_rc 2
+    kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+    fresh
+    flock -x "$F" sleep 1.5 &
+    holder=$!
+    sleep 0.2
+    run_tool "$F"
+    wait "$holder" 2>/dev/null
+    assert "a lock released in time: the rewrite goes on (exit 0)" tool_rc 0
+    case $T_ERR in
+        *"waiting for another elfthp-align on it (up to 60 s)"*) pass "a lock released in time: the wait was said" ;;
+        *) fail "a lock released in time: the wait was said" "$(tool_said)" ;;
+    esac
+    assert "a lock released in time: rewritten" same_file "$REF" "$F"
+else
+    skip "a lock that speaks" "flock(1) not installed"
+fi
 
 finish
