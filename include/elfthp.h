@@ -124,6 +124,8 @@ struct plan {
 	size_t n_eligible;	/* eligible PT_LOADs */
 	size_t n_aligned;	/* eligible PT_LOADs whose header changes */
 	size_t n_loads_changed;	/* all PT_LOADs whose header changes */
+	size_t n_pinned;	/* SEG_PINNED: windows, but cannot move */
+	size_t first_pinned;	/* the first of them, by header index */
 	uint64_t windows_now;
 	uint64_t windows_after;
 	bool base_aligned_now;	/* ET_DYN: largest p_align >= target; ET_EXEC: true */
@@ -218,6 +220,7 @@ struct geometry_impact {
 	uint64_t rss_increase_max;
 	unsigned aslr_bits_lost;
 	int64_t file_growth;
+	char error[192];	/* why no plan for this geometry; "" if one */
 };
 void impact_compute(const struct elf_layout *, const struct plan *,
     const struct geometry *, struct seg_desc *after, struct geometry_impact *);

@@ -132,7 +132,7 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 	now = state_of(L->segs, L->nsegs, L->type);
 	then = state_of(after, L->nsegs, L->type);
 	memset(out, 0, sizeof(*out));
-	out->geometry = geo;
+	out->geometry = geo;	/* and error "": planned */
 	out->target = geometry_target(geo);
 	measure(&now, geo, &out->translations_now, &out->huge_bytes_now,
 	    &windows_now);

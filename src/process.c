@@ -199,7 +199,13 @@ own_params(struct job *j, struct plan_params *params)
 	return FILE_DONE;
 }
 
-/* Nothing may have touched the input between reading and renaming. */
+/*
+ * Nothing may have touched the input between reading and renaming.  In
+ * place, its metadata counts too (ctime: the new file copies owner, mode
+ * and attributes).  -o reads the inode it opened, and only its bytes
+ * count (size and mtime): another run replacing the input's name changes
+ * the old inode's ctime (its link count), not its bytes.
+ */
 static bool
 input_unchanged(const struct job *j, bool in_place)
 {
@@ -207,12 +213,14 @@ input_unchanged(const struct job *j, bool in_place)
 
 	if (fstat(j->fd, &now) != 0 || now.st_size != j->st.st_size ||
 	    now.st_mtim.tv_sec != j->st.st_mtim.tv_sec ||
-	    now.st_mtim.tv_nsec != j->st.st_mtim.tv_nsec ||
-	    now.st_ctim.tv_sec != j->st.st_ctim.tv_sec ||
+	    now.st_mtim.tv_nsec != j->st.st_mtim.tv_nsec)
+		return false;
+	if (!in_place)
+		return true;
+	if (now.st_ctim.tv_sec != j->st.st_ctim.tv_sec ||
 	    now.st_ctim.tv_nsec != j->st.st_ctim.tv_nsec)
 		return false;
-	return !in_place || (stat(j->path, &now) == 0 &&
-	    same_file(&now, &j->st));
+	return stat(j->path, &now) == 0 && same_file(&now, &j->st);
 }
 
 /*
@@ -400,13 +408,19 @@ impact_for(struct job *j, const struct geometry *g, struct seg_desc *after,
 	struct plan_params params = { geometry_target(g),
 		machine_max_page(j->layout.machine), 4096, 0,
 		geometry_fallback(g), g->page };
+	struct plan_error perr;
 	struct plan P;
-	enum file_class c;
 
 	if (params.min_page < g->page)
 		params.min_page = g->page;
-	if ((c = make_plan(j, &params, &P)) != FILE_DONE)
-		return c;
+	/* One geometry the file cannot be planned for is one row, not the file. */
+	if (plan_build(&j->layout, &params, &P, &perr) != 0) {
+		memset(out, 0, sizeof(*out));
+		out->geometry = g;
+		out->target = geometry_target(g);
+		plan_strerror(&perr, out->error, sizeof(out->error));
+		return FILE_DONE;
+	}
 	impact_compute(&j->layout, &P, g, after, out);
 	plan_free(&P);
 	return FILE_DONE;
@@ -459,6 +473,9 @@ do_check(struct job *j)
 	for (i = 0; i < nf; i++)
 		if (f[i].kind == COMPAT_SHARED)
 			c = FILE_NEEDS_RELINK;
+	/* Windows the rewrite cannot reach: only a relink helps. */
+	if (j->plan.n_pinned > 0)
+		c = FILE_NEEDS_RELINK;
 	if (!j->o->quiet || c != FILE_READY || j->o->format == FORMAT_JSON)
 		report_check(j->out, j->o->format, j->name, &j->layout,
 		    &j->plan, f, nf, c);

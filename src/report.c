@@ -79,7 +79,13 @@ report_result(FILE *f, const char *name, const struct elf_layout *L,
 	if (P->n_aligned == 0 && P->n_loads_changed > 0)
 		snprintf(others, sizeof(others), "%zu PT_LOAD%s adjusted, ",
 		    P->n_loads_changed, plural(P->n_loads_changed));
-	if (!P->changed && P->n_eligible == 0)
+	if (!P->changed && P->n_eligible == 0 && P->n_pinned > 0)
+		fprintf(f, "%s: nothing to do: PT_LOAD %zu holds a full %s "
+		    "window, but also the ELF and program headers, which "
+		    "cannot move, and its offset is not congruent to its "
+		    "address (only a relink aligns it, for example with "
+		    "-z separate-code)\n", name, P->first_pinned, target);
+	else if (!P->changed && P->n_eligible == 0)
 		fprintf(f, "%s: nothing to do (no read-only segment holds a "
 		    "full %s window)\n", name, target);
 	else if (!P->changed)
@@ -141,6 +147,10 @@ utf8_len(const unsigned char *p)
 	for (i = 1; i < n; i++)
 		if ((p[i] & 0xc0) != 0x80)
 			return 0;
+	/* Overlong forms, UTF-16 surrogates, and past U+10FFFF. */
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
 	return n;
 }
 
@@ -232,6 +242,12 @@ impact_text_geometries(FILE *f, const struct geometry_impact *imp, size_t n)
 		format_size(a, sizeof(a), m->geometry->page);
 		format_size(b, sizeof(b), m->geometry->pmd);
 		format_size(c, sizeof(c), m->geometry->cont);
+		if (m->error[0] != '\0') {
+			fprintf(f, "  %-16s %6s %6s %6s  no plan: %s\n",
+			    m->geometry->name, a, b, m->geometry->cont ? c : "-",
+			    m->error);
+			continue;
+		}
 		format_size(d, sizeof(d), m->huge_bytes_now);
 		format_size(e, sizeof(e), m->huge_bytes_after);
 		format_size(g, sizeof(g), m->rss_increase_max);
@@ -281,6 +297,16 @@ impact_json_geometries(FILE *f, const struct geometry_impact *imp, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct geometry_impact *m = &imp[i];
 
+		if (m->error[0] != '\0') {
+			fprintf(f, "%s{\"name\":\"%s\",\"page\":%" PRIu64
+			    ",\"pmd\":%" PRIu64 ",\"cont\":%" PRIu64
+			    ",\"error\":", i ? "," : "", m->geometry->name,
+			    m->geometry->page, m->geometry->pmd,
+			    m->geometry->cont);
+			json_string(f, m->error);
+			fputc('}', f);
+			continue;
+		}
 		fprintf(f, "%s{\"name\":\"%s\",\"page\":%" PRIu64 ",\"pmd\":%"
 		    PRIu64 ",\"cont\":%" PRIu64 ",\"translations_now\":%" PRIu64
 		    ",\"translations_after\":%" PRIu64 ",\"huge_bytes_now\":%"
@@ -358,6 +384,17 @@ load_finding(const struct elf_layout *L, const struct plan *P, size_t i,
 	const struct seg_plan *sp = &P->segs[i];
 	uint64_t m = required_modulus(L, P, i);
 
+	if (sp->verdict == SEG_PINNED) {
+		snprintf(text, len, "PT_LOAD %zu: holds a full window and the "
+		    "ELF and program headers, which cannot move, and p_offset "
+		    "0x%" PRIx64 " is not congruent to p_vaddr 0x%" PRIx64
+		    " modulo 0x%" PRIx64 " (not fixable: relink, for example "
+		    "with -z separate-code)", i, s->offset, s->vaddr, sp->target);
+		return true;
+	}
+	/* Only what the rewrite would change is a finding. */
+	if (sp->new_offset == s->offset && sp->new_align == s->align)
+		return false;
 	if (offset_finding(L, P, i))
 		snprintf(text, len, "PT_LOAD %zu: p_offset 0x%" PRIx64 " is not "
 		    "congruent to p_vaddr 0x%" PRIx64 " modulo 0x%" PRIx64

@@ -314,6 +314,8 @@ judge_loads(const struct elf_layout *L, const struct plan_params *p,
 			sp->windows_after = w;
 			P->n_eligible++;
 		}
+		if (sp->verdict == SEG_PINNED && P->n_pinned++ == 0)
+			P->first_pinned = order[k].idx;
 		P->windows_now += sp->windows_now;
 		P->windows_after += sp->windows_after;
 	}

@@ -19,7 +19,13 @@ are sparse: their apparent size is far larger than what is on disk.
                 an offset that is not a multiple of 8 (accepted)
 
 cases.txt gets "NAME EXPECTED": refuse (exit 2 with one message) or accept
-(exit 0).  Every file with a 2 MiB window is made so that a rewrite would
+(exit 0).  messages.txt names two more that cost nothing but were once
+misjudged: pinned-text (a first PT_LOAD that holds the headers and an
+incongruent 4 MiB text: only a relink helps) and align-unmet-first (a
+first PT_LOAD too small for a window whose p_align its offset does not
+meet: nothing to change), and split-64k (planned for every geometry
+but 64 KiB pages, where a section would split: --report shows that row
+as unplanned and the rest as usual).  Every file with a 2 MiB window is made so that a rewrite would
 change it.
 """
 import os
@@ -197,6 +203,34 @@ def main(out):
     e.write(os.path.join(out, "shoff-odd"), 64, shoff=0x401003,
             size=0x401003 + 2 * 64)
     cases.append(("shoff-odd", "accept"))
+
+    # Not costly, but misjudged once (messages.txt, not cases.txt):
+    # the first PT_LOAD holds the headers and a 4 MiB text 4 KiB off its
+    # address modulo 2 MiB, so no rewrite can align it ("pinned") ...
+    e = Elf()
+    e.load(PF_R | PF_X, 0, 0x1000, 4 * MiB)
+    e.load(PF_R | PF_W, 4 * MiB, 0x1000 + 4 * MiB + 0x200000, 0x100)
+    e.write(os.path.join(out, "pinned-text"), 64, size=4 * MiB + 0x100)
+    # ... and a first PT_LOAD too small for a window whose p_align of
+    # 2 MiB its offset does not meet: nothing a rewrite would change.
+    e = Elf()
+    e.load(PF_R, 0, 0x1000, 0x1000, align=2 * MiB)
+    e.load(PF_R | PF_X, 0x1000, 0x2000, 0x1000)
+    e.write(os.path.join(out, "align-unmet-first"), 64, size=0x2000)
+    # ... and one that every geometry but the 64 KiB ones can plan: its RW
+    # PT_LOAD is congruent modulo 4 KiB but not 64 KiB, and a section
+    # spans it and the PT_LOAD before, so with 64 KiB pages the two
+    # would have to move apart.
+    e = Elf()
+    e.load(PF_R, 0, 0, 0x3000)
+    e.load(PF_R | PF_W, 0x3000, 0x25000, 0x1000)
+    e.load(PF_R | PF_X, 0x4000, 0x1005000, 4 * MiB)
+    e.section(0, 0, 0, 0, 0, 0, 0)
+    e.section(0, SHT_PROGBITS, SHF_ALLOC, 0x2800, 0x2800, 0x1000, 16)
+    e.write(os.path.join(out, "split-64k"), 64, shoff=0x404000,
+            size=0x404000 + 2 * 64)
+    with open(os.path.join(out, "messages.txt"), "w") as f:
+        f.write("pinned-text\nalign-unmet-first\nsplit-64k\n")
 
     with open(os.path.join(out, "cases.txt"), "w") as f:
         for name, want in cases:

@@ -179,6 +179,18 @@ sys.stdout.write("".join(r + "\n" for r in rows))
 EOF
 
 # json_ok: T_OUT (from run_tool) is valid JSON lines; sets JT (the table).
+# utf8_strict FILE: FILE decodes as strict UTF-8 (Python's codec refuses
+# overlong forms, surrogates and code points past U+10FFFF) and holds
+# U+FFFD, where the bad bytes were.
+utf8_strict() {
+    printf '%s\n' "$T_OUT" > "$1"
+    python3 -c 'import json, sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+names = [json.loads(l)["file"] for l in t.splitlines() if l]
+sys.exit(0 if names and all("\ufffd" in n for n in names) else 1)' "$1" 2>/dev/null && return 0
+    WHY="not strict UTF-8, or no U+FFFD: $(printf '%s' "$T_OUT" | od -c | head -3 | tr '\n' ' ')"; return 1
+}
+
 json_ok() {
     local err
     printf '%s\n' "$T_OUT" > "$WORK/json.out"
@@ -377,6 +389,55 @@ cp "$SRC/hello" "$WORK/names8/$(printf 'latin1-\351t\351')"
 run_tool --check -r --format json "$WORK/names8"
 assert "json: a file name that is not UTF-8 still gives a valid JSON line" json_ok
 rm -rf "$WORK/names8"
+# Strict UTF-8 (RFC 3629): overlong forms, surrogates and code points past
+# U+10FFFF are not UTF-8 either; each becomes U+FFFD.
+for bad in 'overlong2-\300\257' 'overlong3-\340\200\257' 'overlong4-\360\200\200\257' \
+           'surrogate-\355\240\200' 'past-10ffff-\364\220\200\200'; do
+    mkdir -p "$WORK/names8"
+    cp "$SRC/hello" "$WORK/names8/$(printf "$bad")"
+    run_tool --check -r --format json "$WORK/names8"
+    assert "json: ${bad%%-*} in a file name: strict UTF-8 out" utf8_strict "$WORK/json.out"
+    rm -rf "$WORK/names8"
+done
+
+# ------------------------------------------------------------------------
+echo "# verdicts that once misled (tests/hostile/gen-cost.py)"
+MSG=$WORK/messages
+python3 "$REPO_ROOT/tests/hostile/gen-cost.py" "$MSG" >/dev/null
+run_tool --check "$MSG/pinned-text"
+assert "pinned text: --check exits 1" tool_rc 1
+case $T_OUT in
+    *"PT_LOAD 0: holds a full window and the ELF and program headers, which cannot move"*"relink"*)
+        pass "pinned text: the finding says why (pinned) and what helps (relink)" ;;
+    *) fail "pinned text: the finding says why (pinned) and what helps (relink)" "$(tool_said)" ;;
+esac
+run_tool --check --format json "$MSG/pinned-text"
+assert "pinned text: status needs-relink" equals "status" \
+    "$(printf '%s\n' "$T_OUT" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["status"])')" needs-relink
+run_tool -n "$MSG/pinned-text"
+case $T_OUT in
+    *"PT_LOAD 0 holds a full 2.0MiB window, but also the ELF and program headers"*) pass "pinned text: -n names the pinned segment" ;;
+    *) fail "pinned text: -n names the pinned segment" "$(tool_said)" ;;
+esac
+run_tool --check "$MSG/align-unmet-first"
+assert "unmet p_align, nothing to change: --check exits 0" tool_rc 0
+case $T_OUT in
+    *"PT_LOAD"*) fail "a ready file prints no findings" "$(tool_said)" ;;
+    *) pass "a ready file prints no findings" ;;
+esac
+run_tool --report "$MSG/split-64k"
+assert "one geometry unplanned: --report still exits 0" tool_rc 0
+case $T_OUT in
+    *"x86_64-4k "*[0-9]*"arm64-64k "*"no plan: section 1 spans PT_LOADs that must move apart"*)
+        pass "one geometry unplanned: its row says why, the others are there" ;;
+    *) fail "one geometry unplanned: its row says why, the others are there" "$(tool_said)" ;;
+esac
+run_tool --report --format json "$MSG/split-64k"
+assert "one geometry unplanned: JSON marks it with an error, the rest as usual" equals "geometries" \
+    "$(printf '%s\n' "$T_OUT" | python3 -c 'import json,sys
+o = json.loads(sys.stdin.readline())
+print(" ".join(g["name"] + ":" + ("error" if "error" in g else str(g["translations_after"])) for g in o["geometries"]))')" \
+    "x86_64-4k:513 arm64-4k:48 arm64-16k:error arm64-64k:error"
 
 # ------------------------------------------------------------------------
 echo "# -r: summary counts on a tree"
