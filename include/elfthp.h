@@ -253,6 +253,7 @@ struct atomic_file {
 	char *tmp_path;
 	int fd;
 	bool durable;
+	FILE *notes;		/* warnings that do not stop the write */
 };
 int atomic_open(struct atomic_file *, const char *final_path, FILE *notes,
     char *, size_t);

@@ -252,6 +252,7 @@ atomic_open(struct atomic_file *a, const char *final_path, FILE *notes,
 {
 	a->fd = -1;
 	a->tmp_path = NULL;
+	a->notes = notes;
 	if ((a->final_path = strdup(final_path)) == NULL ||
 	    (a->tmp_path = tmp_name(final_path)) == NULL) {
 		atomic_abort(a);
@@ -330,8 +331,21 @@ drop_inherited(int src, int dst, char *err, size_t n)
 	return 0;
 }
 
+/*
+ * Signatures of the old content (IMA's hash or signature, EVM's HMAC or
+ * signature over the attributes): copied onto new content they are
+ * wrong, and a host that appraises would refuse to run the file.
+ */
+static bool
+signature_xattr(const char *name)
+{
+	return strcmp(name, "security.ima") == 0 ||
+	    strcmp(name, "security.evm") == 0;
+}
+
 static int
-copy_xattrs(int src, int dst, char *err, size_t n)
+copy_xattrs(const struct atomic_file *a, int src, int dst, char *err,
+    size_t n)
 {
 	ssize_t len = flistxattr(src, NULL, 0);
 	char *names, *p;
@@ -350,7 +364,11 @@ copy_xattrs(int src, int dst, char *err, size_t n)
 	for (p = names; rc == 0 && p < names + len; p += strlen(p) + 1) {
 		if (strcmp(p, CAPS_XATTR) == 0)
 			caps = true;
-		else
+		else if (signature_xattr(p) && a->notes != NULL)
+			fprintf(a->notes, "elfthp-align: %s: %s not copied: it "
+			    "signs the old content; sign the new file again "
+			    "(evmctl ima_sign)\n", a->final_path, p);
+		else if (!signature_xattr(p))
 			rc = copy_one_xattr(src, dst, p, err, n);
 	}
 	/* Last: anything after it (a chown, a write) would clear it. */
@@ -382,7 +400,7 @@ atomic_copy_metadata(struct atomic_file *a, int src, bool owner_required,
 		return -1;
 	if (fchmod(a->fd, mode) != 0)
 		return aerr(err, n, "cannot keep the mode: %s", strerror(errno));
-	return copy_xattrs(src, a->fd, err, n);
+	return copy_xattrs(a, src, a->fd, err, n);
 }
 
 static void

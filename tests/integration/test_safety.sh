@@ -1,6 +1,8 @@
 #!/bin/bash
 # test_safety.sh BUILDDIR - the rewrite keeps file metadata and never
 # damages an input it refuses:
+#   - security.ima and security.evm are not copied (they sign the old
+#     content), and the user is told;
 #   - owner, set-user-ID / set-group-ID bits, security.capability and user
 #     xattrs survive an in-place rewrite;
 #   - a symlink argument rewrites the target and stays a link;
@@ -103,6 +105,26 @@ if setfattr -n user.test -v hello "$F" 2>/dev/null; then
         fail "user.test xattr survives" "getfattr says [$got]"
 else
     skip "user xattr survives" "file system in $WORK has no user xattrs"
+fi
+
+# IMA and EVM signatures sign the old content: not copied, and said.
+fresh
+if setfattr -n security.ima -v 0x0404 "$F" 2>/dev/null &&
+   setfattr -n security.evm -v 0x0303 "$F" 2>/dev/null &&
+   setfattr -n user.keep -v yes "$F" 2>/dev/null; then
+    run_tool "$F"
+    assert "IMA/EVM: rewrite exits 0" tool_rc 0
+    assert "IMA/EVM: file was rewritten" rewritten "$F"
+    got=$(getfattr -d -m 'security\.(ima|evm)' --absolute-names "$F" 2>/dev/null | grep -c '^security')
+    assert "IMA/EVM: security.ima and security.evm are not copied" equals "signatures left" "$got" 0
+    assert "IMA/EVM: other attributes are" equals "user.keep" \
+        "$(getfattr --only-values -n user.keep "$F" 2>/dev/null)" yes
+    case $T_ERR in
+        *"security.ima not copied"*"sign the new file again"*) pass "IMA/EVM: the user is told to sign again" ;;
+        *) fail "IMA/EVM: the user is told to sign again" "$(tool_said)" ;;
+    esac
+else
+    skip "IMA/EVM signatures" "the kernel refuses security.ima/evm here (IMA or EVM appraising)"
 fi
 
 # Everything at once: owner, 6755, capability, xattr.
