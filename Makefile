@@ -4,7 +4,7 @@
 #   make check      unit tests, then integration tests on fixtures built here
 #   make demo       rewrite an embedded example and show what changed
 #   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
-#   make fuzz       libFuzzer for FUZZ_SECONDS (default 60)
+#   make fuzz       libFuzzer, both harnesses, FUZZ_SECONDS each (default 60)
 #   make corpus     rewrite and check copies of the system's ELF files
 #   make deps       install the Debian packages the build and tests need
 #   make install    PREFIX (default /usr/local) and DESTDIR are honoured
@@ -43,7 +43,7 @@ PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
 
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_hugefs
 
-.PHONY: all check demo bench fuzz corpus deps install clean
+.PHONY: all check demo bench fuzz fuzz-coverage corpus deps install clean
 
 all: elfthp-align
 
@@ -66,11 +66,15 @@ demo: elfthp-align
 bench: elfthp-align
 	@bash bench/run.sh
 
-# libFuzzer over the read and plan passes, FUZZ_SECONDS long (FUZZ_WRITE=1
-# also runs the write pass); crashing inputs land in tests/hostile/found/.
+# libFuzzer, FUZZ_SECONDS long for each harness: the read and plan passes
+# (FUZZ_WRITE=1 also the write pass), then the CLI paths; crashing inputs
+# land in tests/hostile/found/.  make fuzz-coverage: per-file coverage.
 FUZZ_SECONDS ?= 60
 fuzz:
-	@bash fuzz/run.sh $(FUZZ_SECONDS)
+	@bash fuzz/run.sh $(FUZZ_SECONDS) && FUZZ_TARGET=cli bash fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-coverage:
+	@bash fuzz/coverage.sh
 
 # Rewrite copies of every ELF under CORPUS_DIRS and check them (tests/corpus.sh).
 corpus: elfthp-align

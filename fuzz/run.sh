@@ -1,27 +1,39 @@
 #!/bin/bash
-# fuzz/run.sh [SECONDS] - build the libFuzzer harness fuzz_read_plan and run
-# it for SECONDS (default 60).
+# fuzz/run.sh [SECONDS] - build a libFuzzer harness and run it for SECONDS
+# (default 60).
+#
+# FUZZ_TARGET picks the harness:
+#   read_plan (default)  fuzz/fuzz_read_plan.c: the read and plan passes,
+#                        the verifier, the impact model, page-size checks;
+#                        FUZZ_WRITE=1 also the write pass into a memfd
+#   cli                  fuzz/fuzz_cli.c: process_file() in --check,
+#                        --report, -n, --warm and -o, text and JSON (the
+#                        first byte of an input picks the mode): the CLI
+#                        paths, the JSON writer, atomic_file.c, the writes
+# `make fuzz` runs both, FUZZ_SECONDS each.
 #
 # Everything goes to fuzz/build/:
-#   obj/, fuzz_read_plan   the harness and the reader/planner objects, built
-#                          with clang -fsanitize=fuzzer,address,undefined
-#                          (fuzz_read_plan_write with FUZZ_WRITE=1)
+#   obj/, fuzz_*           the harness and the objects it links, built with
+#                          clang -fsanitize=fuzzer,address,undefined
 #   seeds/                 the seed corpus: small ELF files (hello worlds
-#                          built here, a few small system files) and the
-#                          hostile variants from tests/hostile/gen.sh, plus
-#                          tests/hostile/found/*
-#   corpus/                what the fuzzer learned (kept between runs)
+#                          and tiny -nostdlib programs built here: ELF32
+#                          and ELF64, little- and big-endian, PIE,
+#                          static-pie, ET_EXEC; a few small system files),
+#                          the hostile variants from tests/hostile/gen.sh,
+#                          plus tests/hostile/found/*
+#   seeds-cli/             the same, each prefixed with selector bytes
+#   corpus/, corpus-cli/   what the fuzzer learned (kept between runs)
 #   crashes/               crashing inputs (crash-*, leak-*, timeout-*, oom-*)
-#   fuzz.log               libFuzzer's output (fuzz-write.log with FUZZ_WRITE=1)
+#   fuzz.log, fuzz-cli.log libFuzzer's output (fuzz-write.log: FUZZ_WRITE=1)
 # The fuzzer runs in fork mode and carries on after a crash, so one run can
 # find several.  At the end it prints the executions and the crashes; each
 # new crashing input is copied into tests/hostile/found/ (test_hostile.sh
-# runs the tool on every file there) and its stack is shown.
+# runs the tool on every file there; for the cli harness without its
+# first byte) and its stack is shown.
 #
-# Environment: CLANG (default clang), FUZZ_WRITE=1 also links the write pass
-# (src/phdr_rewrite.c) and checks that a rewrite reads back as aligned,
-# FUZZ_FLAGS adds libFuzzer flags.  Exit 1 if the build fails or a crash was
-# found, else 0.
+# Environment: CLANG (default clang), FUZZ_TARGET, FUZZ_WRITE=1,
+# FUZZ_FLAGS adds libFuzzer flags.  Exit 1 if the build fails or a crash
+# was found, else 0.
 set -u
 SECONDS_TO_RUN=${1:-60}
 case $SECONDS_TO_RUN in ''|*[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 1 ;; esac
@@ -36,30 +48,37 @@ mkdir -p "$B/obj" "$B/seeds" "$B/corpus" "$B/crashes" || exit 1
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE"
 SRCS="src/elf_read.c src/segment_pad.c src/plan_check.c src/compat.c src/geometry.c src/impact.c"
-variant=read BIN=$B/fuzz_read_plan LOG=$B/fuzz.log
-if [ "${FUZZ_WRITE:-0}" = 1 ]; then
+HARNESS=fuzz/fuzz_read_plan.c
+variant=read BIN=$B/fuzz_read_plan LOG=$B/fuzz.log CORPUS=$B/corpus SEEDS=$B/seeds
+if [ "${FUZZ_TARGET:-read_plan}" = cli ]; then
+    # Every module but main.c.
+    SRCS=$(ls src/*.c | grep -v '^src/main\.c$' | tr '\n' ' ')
+    HARNESS=fuzz/fuzz_cli.c
+    variant=cli BIN=$B/fuzz_cli LOG=$B/fuzz-cli.log CORPUS=$B/corpus-cli SEEDS=$B/seeds-cli
+elif [ "${FUZZ_WRITE:-0}" = 1 ]; then
     SRCS="$SRCS src/phdr_rewrite.c src/pagecache.c"
     CFLAGS="$CFLAGS -DFUZZ_WRITE"
     variant=write BIN=$B/fuzz_read_plan_write LOG=$B/fuzz-write.log
 fi
-pc=$(pkg-config --cflags --libs libelf libbsd) || { echo "run.sh: pkg-config libelf libbsd failed" >&2; exit 1; }
+mkdir -p "$CORPUS" "$SEEDS"
+pc=$(pkg-config --cflags --libs libelf libbsd zlib) || { echo "run.sh: pkg-config libelf libbsd zlib failed" >&2; exit 1; }
 cd "$ROOT" || exit 1
 objs=""
-echo "# building fuzz_read_plan ($variant) with $CLANG"
-for s in $SRCS fuzz/fuzz_read_plan.c; do
+echo "# building $(basename "$BIN") ($variant) with $CLANG"
+for s in $SRCS $HARNESS; do
     o=$B/obj/$(basename "${s%.c}").$variant.o
     if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ include/elfthp.h -nt "$o" ] || [ "$0" -nt "$o" ]; then
-        $CLANG $CFLAGS $(pkg-config --cflags libelf libbsd) -c -o "$o" "$s" ||
+        $CLANG $CFLAGS $(pkg-config --cflags libelf libbsd zlib) -c -o "$o" "$s" ||
             { echo "run.sh: compiling $s failed" >&2; exit 1; }
     fi
     objs="$objs $o"
 done
-$CLANG $SAN -o "$BIN" $objs $pc ||
+$CLANG $SAN -o "$BIN" $objs $pc -lpthread ||
     { echo "run.sh: linking failed" >&2; exit 1; }
 
 # --- seed corpus -----------------------------------------------------------
 MAXLEN=65536
-if [ ! -f "$B/seeds/.done" ]; then
+if [ ! -f "$B/seeds/.done-2" ]; then
     echo "# making the seed corpus"
     t=$(mktemp -d "${TMPDIR:-/tmp}/elfthp-fuzz.XXXXXX") || exit 1
     printf '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n' > "$t/h.c"
@@ -72,7 +91,21 @@ if [ ! -f "$B/seeds/.done" ]; then
         aarch64-linux-gnu-gcc -O2 -o "$t/hello-aarch64" "$t/h.c" 2>/dev/null
     command -v powerpc-linux-gnu-gcc >/dev/null &&
         powerpc-linux-gnu-gcc -O2 -o "$t/hello-ppc32" "$t/h.c" 2>/dev/null
-    for f in "$t"/hello-* "$t"/lib-*; do
+    # Tiny -nostdlib programs, for the ELF32, big-endian and static-pie
+    # branches (the hello worlds above are over MAXLEN for most targets).
+    printf 'void _start(void) { for (;;) ; }\n' > "$t/tiny.c"
+    gcc -Os -nostdlib -static-pie -fPIE -o "$t/tiny-x86_64-static-pie" "$t/tiny.c" 2>/dev/null
+    gcc -Os -nostdlib -no-pie -static -o "$t/tiny-x86_64-exec" "$t/tiny.c" 2>/dev/null
+    gcc -m32 -Os -ffreestanding -fPIE -c "$t/tiny.c" -o "$t/tiny32.o" 2>/dev/null &&
+        ld -m elf_i386 -pie --no-dynamic-linker -o "$t/tiny-i386-static-pie" "$t/tiny32.o" 2>/dev/null
+    command -v powerpc-linux-gnu-gcc >/dev/null && {
+        powerpc-linux-gnu-gcc -Os -nostdlib -static -o "$t/tiny-ppc32-exec" "$t/tiny.c" 2>/dev/null
+        powerpc-linux-gnu-gcc -Os -nostdlib -static-pie -fPIE -o "$t/tiny-ppc32-static-pie" "$t/tiny.c" 2>/dev/null
+    }
+    command -v aarch64-linux-gnu-gcc >/dev/null &&
+        aarch64-linux-gnu-gcc -Os -nostdlib -static-pie -fPIE -Wl,-z,max-page-size=4096 \
+            -o "$t/tiny-aarch64-static-pie" "$t/tiny.c" 2>/dev/null
+    for f in "$t"/hello-* "$t"/lib-* "$t"/tiny-*; do
         [ -f "$f" ] && [ "$(stat -c %s "$f")" -le $MAXLEN ] && cp "$f" "$B/seeds/"
     done
     # A few small files from the system (executables and libraries).
@@ -92,23 +125,35 @@ if [ ! -f "$B/seeds/.done" ]; then
         done
     fi
     rm -rf "$t"
-    touch "$B/seeds/.done"
+    touch "$B/seeds/.done-2"
 fi
 if [ -d "$FOUND" ]; then
     for f in "$FOUND"/*; do [ -f "$f" ] && cp "$f" "$B/seeds/found-$(basename "$f")"; done
 fi
-echo "# seeds: $(ls "$B/seeds" | wc -l) files; corpus: $(ls "$B/corpus" | wc -l) files"
+if [ "$variant" = cli ]; then
+    # The cli harness reads a selector byte first: each seed in each mode.
+    for f in "$B"/seeds/*; do
+        for sel in 0 1 2 3 4 5 8 9 11 13 16 32 66 130 196; do
+            { printf "\\$(printf %03o $sel)"; cat "$f"; } > "$SEEDS/$sel-$(basename "$f")"
+        done
+    done
+fi
+echo "# seeds: $(ls "$SEEDS" | wc -l) files; corpus: $(ls "$CORPUS" | wc -l) files"
 
 # --- run -------------------------------------------------------------------
 before=$(ls "$B/crashes" | sort)
+# The cli harness makes a scratch directory per process: keep them here.
+export TMPDIR=$B/tmp
+rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
 echo "# fuzzing for $SECONDS_TO_RUN s (log: $LOG)"
 start=$(date +%s)
 "$BIN" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
     -max_total_time="$SECONDS_TO_RUN" -max_len=$MAXLEN -timeout=20 -rss_limit_mb=2048 \
     -artifact_prefix="$B/crashes/" ${FUZZ_FLAGS:-} \
-    "$B/corpus" "$B/seeds" > "$LOG" 2>&1
+    "$CORPUS" "$SEEDS" > "$LOG" 2>&1
 rc=$?
 elapsed=$(( $(date +%s) - start ))
+rm -rf "$TMPDIR"
 
 # Fork mode reports "#EXECS: cov: ... oom/timeout/crash: O/T/C time: ..." lines.
 last=$(grep -E '^#[0-9]+: cov:' "$LOG" | tail -n 1)
@@ -125,9 +170,13 @@ if [ "$ncrash" -gt 0 ]; then
     mkdir -p "$FOUND"
     for c in $new; do
         echo "## $c ($(stat -c %s "$B/crashes/$c") bytes) -> tests/hostile/found/$c"
-        cp "$B/crashes/$c" "$FOUND/$c"
+        if [ "$variant" = cli ]; then
+            tail -c +2 "$B/crashes/$c" > "$FOUND/cli-$c"     # without the selector
+        else
+            cp "$B/crashes/$c" "$FOUND/$c"
+        fi
         "$BIN" "$B/crashes/$c" 2>&1 |
-            grep -E '^(==[0-9]+==ERROR|SUMMARY|fuzz_read_plan:|.*runtime error)|^ +#[0-9]+ ' | head -20
+            grep -E '^(==[0-9]+==ERROR|SUMMARY|fuzz_[a-z_]*:|.*runtime error)|^ +#[0-9]+ ' | head -20
     done
 fi
 [ "$rc" -eq 0 ] && [ "$ncrash" -eq 0 ] && exit 0
