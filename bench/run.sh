@@ -1,9 +1,9 @@
 #!/bin/bash
-# run.sh - `make bench`: the four benchmark parts, then bench/RESULTS.md.
+# run.sh - `make bench`: the five benchmark parts, then bench/RESULTS.md.
 #
 #   bash bench/run.sh                  full run (about 10-15 minutes)
 #   BENCH_QUICK=1 bash bench/run.sh    reduced run (50M and 300M only, fewer runs)
-#   bash bench/part1-rewrite-cost.sh   one part alone (likewise part2-, part3-, part4-)
+#   bash bench/part1-rewrite-cost.sh   one part alone (likewise part2- to part5-)
 #
 # Needs root (tmpfs and loop mounts), hyperfine, patchelf, strace, gcc,
 # lld, clang-14 with libLLVM-14; mkfs.xfs (xfsprogs) for part 2b.
@@ -27,7 +27,7 @@ tool_sum=$(sha256sum "$TOOL" | cut -c1-16)
 rm -f "$B/commands.txt" "$B"/part*.md
 : >"$LOGS/hyperfine.log"
 failed=""
-for part in part1-rewrite-cost part2-header-only part3-effect part4-pagecache; do
+for part in part1-rewrite-cost part2-header-only part3-effect part4-pagecache part5-hostile; do
 	log "=== $part"
 	bash "$BENCH_DIR/$part.sh" || failed="$failed $part"
 done
@@ -62,7 +62,7 @@ echo "## Key results"
 echo
 echo "| part | goal / measure | result | verdict |"
 echo "|---|---|---|---|"
-cat "$B"/part1-key.md "$B"/part2-key.md "$B"/part3-key.md "$B"/part4-key.md 2>/dev/null
+cat "$B"/part1-key.md "$B"/part2-key.md "$B"/part3-key.md "$B"/part4-key.md "$B"/part5-key.md 2>/dev/null
 echo
 echo "How to read it: every comparison is a set of rounds; each round is one hyperfine run in"
 echo "which all the compared commands ran side by side, the order reversed every other round,"
@@ -71,7 +71,7 @@ echo "marked.  This VM's two CPUs are shared with other jobs, so single numbers 
 echo "noise; see σ and the medians in the tables.  \"met\"/\"not met\" compare the measured"
 echo "figure with the goal, nothing more."
 echo
-for n in 1 2 3 4; do
+for n in 1 2 3 4 5; do
 	[ -f "$B/part$n.md" ] && cat "$B/part$n.md"
 done
 echo "## Reproduce"
@@ -83,6 +83,7 @@ echo "bash bench/part1-rewrite-cost.sh   # one part; writes bench/build/part1.md
 echo "bash bench/part2-header-only.sh"
 echo "bash bench/part3-effect.sh"
 echo "bash bench/part4-pagecache.sh"
+echo "bash bench/part5-hostile.sh"
 echo '```'
 echo
 echo "Inputs: \`gcc -O2 -fPIE -fno-toplevel-reorder -DPAD=BYTES -c tests/fixtures/pad_text.c\`, linked with"

@@ -9,8 +9,8 @@ are sparse: their apparent size is far larger than what is on disk.
   shnum-4m      ELF64: 4,194,304 section headers (e_shnum 0, the count in
                 section 0), a 256 MiB table of holes
   loads-65534   ELF64: 65534 PT_LOADs of 16 bytes each
-  nobits-60000  ELF64: 60000 SHT_NOBITS sections inside one PT_LOAD, and
-                8 PT_LOADs
+  nobits-130000 ELF64: 130000 SHT_NOBITS sections in the bss of the last
+                of 65000 PT_LOADs (a scan per section was 8.5e9 steps)
   grow-align    ELF64: an RW PT_LOAD with p_align 2^36 that its offset does
                 not meet (a rewrite would pad the file by up to 64 GiB)
   grow-section  ELF64: a .comment with sh_addralign 1 GiB after the text
@@ -89,6 +89,11 @@ class Elf:
         ident = b"\x7fELF" + bytes([2 if self.cls == 64 else 1,
                                     2 if self.e == ">" else 1, 1]) + bytes(9)
         nsh = len(self.shdrs) if shnum is None else shnum
+        if nsh >= 0xff00:
+            # Extended numbering: e_shnum 0, the count in section 0's sh_size.
+            n, t, f, a, o, _, al = self.shdrs[0]
+            self.shdrs[0] = (n, t, f, a, o, nsh, al)
+            nsh = 0
         phnum = len(self.phdrs)
         if self.cls == 64:
             eh = ident + struct.pack(self.e + "HHIQQQIHHHHHH", etype, machine, 1,
@@ -155,9 +160,9 @@ def main(out):
     e.write(os.path.join(out, "loads-65534"), phoff, size=base + nload * 16 + 16)
     cases.append(("loads-65534", "accept"))
 
-    # 60000 SHT_NOBITS sections in the bss of the last of 4000 PT_LOADs.
+    # 130000 SHT_NOBITS sections in the bss of the last of 65000 PT_LOADs.
     e = Elf()
-    nload = 4000
+    nload, nsec = 65000, 130000
     phoff = 64
     base = (phoff + (nload + 1) * 56 + 0xfff) & ~0xfff
     e.load(PF_R, 0, 0, base)
@@ -165,14 +170,14 @@ def main(out):
         off = base + i * 16
         e.load(PF_R, off, 0x10000000 + i * 0x10000 + (off & 0xfff), 16)
     rw = base + nload * 16 + 0x1000 & ~0xfff
-    e.load(PF_R | PF_W, rw, 0x80000000 + rw, 0x100, 0x100000)
+    e.load(PF_R | PF_W, rw, 0x80000000 + rw, 0x100, 0x1000000)
     e.section(0, 0, 0, 0, 0, 0, 0)
-    for i in range(60000):
+    for i in range(nsec):
         e.section(0, SHT_NOBITS, SHF_ALLOC | SHF_WRITE,
                   0x80000000 + rw + 0x100 + i * 16, rw + 0x100, 16, 16)
-    e.write(os.path.join(out, "nobits-60000"), phoff, shoff=rw + 0x1000,
-            size=rw + 0x1000 + 60001 * 64)
-    cases.append(("nobits-60000", "accept"))
+    e.write(os.path.join(out, "nobits-130000"), phoff, shoff=rw + 0x1000,
+            size=rw + 0x1000 + (nsec + 1) * 64)
+    cases.append(("nobits-130000", "accept"))
 
     # An RW PT_LOAD with p_align 2^36 its offset does not meet.
     e = text_file()
