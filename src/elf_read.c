@@ -402,8 +402,9 @@ scan_dynamic(struct elf_layout *L, const void *mem, size_t num)
 /*
  * PIE or shared library?  DT_FLAGS_1 tells a static-pie from a DSO, and
  * DT_SONAME a runnable DSO (libc.so.6 has PT_INTERP) from an old PIE.
- * PT_DYNAMIC is read in pieces up to DT_NULL, and never more than
- * MAX_DYN_BYTES of it, whatever p_filesz claims.
+ * The first PT_DYNAMIC is read in pieces up to DT_NULL, and never more
+ * than MAX_DYN_BYTES of it, whatever p_filesz claims or however many
+ * there are.
  */
 static void
 read_dynamic_flags(int fd, const struct raw_hdr *h, struct elf_layout *L)
@@ -414,15 +415,19 @@ read_dynamic_flags(int fd, const struct raw_hdr *h, struct elf_layout *L)
 	_Alignas(8) unsigned char file[4096];
 	_Alignas(8) unsigned char mem[4096];
 
+	bool read_one = false;
+
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 		uint64_t off, end;
 
 		if (s->type == PT_INTERP)
 			L->has_interp = true;
-		if (s->type != PT_DYNAMIC || s->filesz == 0 ||
+		/* The first PT_DYNAMIC is the one ld.so reads; so do we. */
+		if (s->type != PT_DYNAMIC || read_one || s->filesz == 0 ||
 		    !range_ok(s->offset, s->filesz, h->size))
 			continue;
+		read_one = true;
 		end = s->offset + (s->filesz < MAX_DYN_BYTES ? s->filesz :
 		    MAX_DYN_BYTES);
 		for (off = s->offset; off + entsize <= end;) {
