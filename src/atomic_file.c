@@ -93,11 +93,26 @@ static const int ending_signals[] = {
 #endif
 };
 
+/*
+ * Only where the action is still the default: a signal the caller
+ * ignores (nohup's SIGHUP) stays ignored, and one something else already
+ * handles (a fuzzer's SIGALRM) stays with it.
+ */
+static void
+catch_if_default(int sig, const struct sigaction *sa)
+{
+	struct sigaction old;
+
+	if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+	    !(old.sa_flags & SA_SIGINFO))
+		sigaction(sig, sa, NULL);
+}
+
 static void
 guard_signals(void)
 {
 	static _Atomic bool installed;
-	struct sigaction sa;
+	struct sigaction sa, ign;
 	size_t i;
 	int sig;
 
@@ -107,10 +122,12 @@ guard_signals(void)
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
-		sigaction(ending_signals[i], &sa, NULL);
+		catch_if_default(ending_signals[i], &sa);
 	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-		sigaction(sig, &sa, NULL);
-	signal(SIGXFSZ, SIG_IGN);
+		catch_if_default(sig, &sa);
+	ign = sa;
+	ign.sa_handler = SIG_IGN;
+	catch_if_default(SIGXFSZ, &ign);
 	installed = true;
 }
 

@@ -574,6 +574,35 @@ assert "250-character name: rewritten" same_file "$REF" "$D/$long"
 assert "250-character name: no temporary file" no_temp "$D"
 assert "250-character name: directory unchanged" same_listing "$D" "$L"
 
+# A signal the caller ignores stays ignored (nohup): the rewrite goes on.
+if [ $have_strace = yes ]; then
+    fresh
+    SP="" TP=""
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    python3 -c 'import os, signal, sys
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' strace -f -qq -o /dev/null -e trace=pwrite64 \
+        -e inject=pwrite64:delay_enter=$DELAY_US:when=1 "$TOOL" "$F" \
+        > "$WORK/.d.out" 2> "$WORK/.d.err" < /dev/null &
+    SP=$!
+    for _ in $(seq 1 200); do
+        for p in $(descendants "$SP"); do
+            [ "$(cat /proc/"$p"/comm 2>/dev/null)" = elfthp-align ] && TP=$p
+        done
+        [ -n "$TP" ] && grep -qs "^$(sysnr pwrite64) " /proc/"$TP"/task/*/syscall && break
+        sleep 0.05
+    done
+    if [ -n "$TP" ]; then
+        kill -HUP "$TP"
+        delayed_wait
+        assert "SIGHUP ignored by the caller (nohup): the rewrite goes on (exit 0)" tool_rc 0
+        assert "SIGHUP ignored by the caller: rewritten" same_file "$REF" "$F"
+    else
+        delayed_wait
+        fail "nohup: tool held in pwrite64" "it never got there: $(tool_said)"
+    fi
+fi
+
 # ------------------------------------------------------------------------------
 echo "# what no handler can clean up: SIGKILL, and the next run"
 if [ $have_strace = yes ]; then
