@@ -165,6 +165,11 @@ struct plan_error {
 };
 
 /* segment_pad.c: the pure planner. */
+struct load_by_addr {
+	uint64_t vaddr;
+	size_t idx;	/* program header index */
+};
+struct load_by_addr *loads_by_addr(const struct elf_layout *, size_t *n);
 uint64_t windows_in(uint64_t vaddr, uint64_t filesz, uint64_t pmd);
 int plan_build(const struct elf_layout *, const struct plan_params *,
     struct plan *, struct plan_error *);

@@ -9,50 +9,36 @@
  * offset can change that.  Only a relink with -z max-page-size helps.
  */
 #include <elf.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "elfthp.h"
-
-struct by_vaddr {
-	uint64_t vaddr;
-	size_t idx;
-};
-
-static int
-cmp_vaddr(const void *a, const void *b)
-{
-	const struct by_vaddr *x = a, *y = b;
-
-	if (x->vaddr != y->vaddr)
-		return x->vaddr < y->vaddr ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
 
 /* First pair of PT_LOADs with different flags on one page; 0 if none, -1 on ENOMEM. */
 int
 find_shared_page(const struct elf_layout *L, uint64_t page, size_t *a,
     size_t *b)
 {
-	struct by_vaddr *v = calloc(L->nsegs ? L->nsegs : 1, sizeof(*v));
-	size_t i, n = 0;
+	size_t i, n = 0, prev = SIZE_MAX;
+	struct load_by_addr *v = loads_by_addr(L, &n);
 	int found = 0;
 
 	if (v == NULL)
 		return -1;
-	for (i = 0; i < L->nsegs; i++)
-		if (L->segs[i].type == PT_LOAD && L->segs[i].memsz > 0)
-			v[n++] = (struct by_vaddr){ L->segs[i].vaddr, i };
-	qsort(v, n, sizeof(*v), cmp_vaddr);
-	for (i = 1; i < n && !found; i++) {
-		const struct seg_desc *p = &L->segs[v[i - 1].idx];
+	for (i = 0; i < n && !found; i++) {
 		const struct seg_desc *q = &L->segs[v[i].idx];
+		const struct seg_desc *p;
 
-		if (p->flags != q->flags &&
+		if (q->memsz == 0)
+			continue;
+		p = prev == SIZE_MAX ? NULL : &L->segs[prev];
+		if (p != NULL && p->flags != q->flags &&
 		    (p->vaddr + p->memsz - 1) / page >= q->vaddr / page) {
-			*a = v[i - 1].idx;
+			*a = prev;
 			*b = v[i].idx;
 			found = 1;
 		}
+		prev = v[i].idx;
 	}
 	free(v);
 	return found;

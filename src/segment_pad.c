@@ -507,25 +507,24 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
  * SHT_NOBITS section: one sort, then a binary search per section (a scan
  * per section made planning sections x headers).
  */
-struct by_addr {
-	uint64_t vaddr;
-	size_t idx;
-};
-
 static int
 cmp_by_addr(const void *a, const void *b)
 {
-	const struct by_addr *x = a, *y = b;
+	const struct load_by_addr *x = a, *y = b;
 
 	if (x->vaddr != y->vaddr)
 		return x->vaddr < y->vaddr ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static struct by_addr *
+/*
+ * Every PT_LOAD, by address (then header index), in an array the caller
+ * frees; NULL if out of memory.  compat.c uses it too.
+ */
+struct load_by_addr *
 loads_by_addr(const struct elf_layout *L, size_t *n)
 {
-	struct by_addr *v = calloc(L->nsegs ? L->nsegs : 1, sizeof(*v));
+	struct load_by_addr *v = calloc(L->nsegs ? L->nsegs : 1, sizeof(*v));
 	size_t i;
 
 	*n = 0;
@@ -533,7 +532,7 @@ loads_by_addr(const struct elf_layout *L, size_t *n)
 		return NULL;
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD)
-			v[(*n)++] = (struct by_addr){ L->segs[i].vaddr, i };
+			v[(*n)++] = (struct load_by_addr){ L->segs[i].vaddr, i };
 	qsort(v, *n, sizeof(*v), cmp_by_addr);
 	return v;
 }
@@ -546,8 +545,8 @@ loads_by_addr(const struct elf_layout *L, size_t *n)
 #define HOLDER_LOOKBACK 16
 
 static const struct seg_desc *
-load_holding(const struct elf_layout *L, const struct by_addr *v, size_t n,
-    uint64_t addr, size_t *idx)
+load_holding(const struct elf_layout *L, const struct load_by_addr *v,
+    size_t n, uint64_t addr, size_t *idx)
 {
 	size_t lo = 0, hi = n, k;
 
@@ -575,7 +574,7 @@ place_sections(const struct elf_layout *L, struct plan *P,
     struct plan_error *e)
 {
 	size_t i, j, n;
-	struct by_addr *v = loads_by_addr(L, &n);
+	struct load_by_addr *v = loads_by_addr(L, &n);
 
 	if (v == NULL)
 		return fail(e, PLAN_ENOMEM, 0, 0, 0);
