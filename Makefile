@@ -50,10 +50,10 @@ all: elfthp-align
 elfthp-align: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(ELF_LIBS) -lpthread
 
-src/%.o: src/%.c include/elfthp.h
+src/%.o: src/%.c include/elfthp_core.h include/elfthp_io.h include/elfthp_cli.h
 	$(CC) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
-tests/unit/%: tests/unit/%.c $(PLAN_OBJS) include/elfthp.h
+tests/unit/%: tests/unit/%.c $(PLAN_OBJS) include/elfthp_core.h include/elfthp_io.h include/elfthp_cli.h
 	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) \
 	    -o $@ $< $(PLAN_OBJS) $(CMOCKA_LIBS)
 

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_cli.h"
 
 static int in_fd = -1;
 static char out_dir[256];
@@ -35,7 +35,7 @@ static char out_path[300];
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void
+static _Noreturn void
 die(const char *what)
 {
 	fprintf(stderr, "fuzz_cli: %s: %s\n", what, strerror(errno));

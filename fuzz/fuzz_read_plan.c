@@ -6,9 +6,9 @@
  * per input) and taken through what the tool does before it writes
  * anything:
  *   layout_read                         the read pass (libelf, own checks)
- *   params_for, plan_build, plan_verify for the machine's own page size and
+ *   plan_params_make, plan_build, plan_verify for the machine's own page size and
  *                                       for --page-size 4k, 16k and 64k,
- *                                       with and without min_align (--check)
+ *                                       with and without min_p_align (--check)
  *   impact_compute                      for every geometry --report covers,
  *                                       with the plan that geometry calls for
  *   compat_findings                     for 4k, 16k and 64k pages
@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_io.h"
 
 #define MAX_GEOMETRIES 8
 #define MAX_FINDINGS 64
@@ -39,7 +39,7 @@ static int in_fd = -1;
 static int out_fd = -1;
 #endif
 
-static void
+static _Noreturn void
 die(const char *what, const char *detail)
 {
 	fprintf(stderr, "fuzz_read_plan: invariant broken: %s%s%s\n", what,
@@ -108,8 +108,11 @@ check_plan(const struct elf_layout *L, const struct plan_params *p,
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_plan *sp = &P->segs[i];
 
+		/* Its target: huge_align, or fallback_align without a window. */
 		if (sp->verdict == SEG_ELIGIBLE &&
-		    ((sp->new_offset - L->segs[i].vaddr) & (P->target - 1)) != 0)
+		    ((sp->target != P->huge_align &&
+		    sp->target != p->fallback_align) ||
+		    ((sp->new_offset - L->segs[i].vaddr) & (sp->target - 1)) != 0))
 			die("eligible segment not congruent", NULL);
 		if (sp->new_align < L->segs[i].align)
 			die("p_align lowered", NULL);
@@ -132,14 +135,15 @@ impacts(const struct elf_layout *L, const struct plan *own)
 	impact_compute(L, own, own_geometry(L->machine, 0), after, &imp);
 	n = report_geometries(L->machine, geos, MAX_GEOMETRIES);
 	for (i = 0; i < n; i++) {
-		struct plan_params params = { geometry_target(geos[i]),
-			machine_max_page(L->machine), 4096, 0 };
+		/* The same constructor as the tool's --report. */
+		const struct plan_request r = { .machine = L->machine,
+			.geometry = geos[i] };
+		struct plan_params params;
 		struct plan P;
 		struct plan_error e;
 		char msg[512];
 
-		if (params.min_page < geos[i]->page)
-			params.min_page = geos[i]->page;
+		(void)plan_params_make(&r, &params, NULL);
 		if (plan_build(L, &params, &P, &e) != 0) {
 			plan_strerror(&e, msg, sizeof(msg));
 			continue;
@@ -205,11 +209,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (pages[i] != 0)
 			(void)compat_findings(&L, pages[i], f, MAX_FINDINGS);
-		if (params_for(L.machine, pages[i], 0, &params, &why) != 0)
-			continue;
 		for (check = 0; check < 2; check++) {
-			if (check)	/* --check judges readiness without min_align */
-				params.min_align = 0;
+			/* The rewrite's params, then --check's. */
+			const struct plan_request r = { .machine = L.machine,
+				.page_size = pages[i], .readiness_only = check };
+
+			if (plan_params_make(&r, &params, &why) != 0)
+				continue;
 			if (plan_build(&L, &params, &P, &e) != 0) {
 				plan_strerror(&e, msg, sizeof(msg));
 				continue;

@@ -64,10 +64,16 @@ mkdir -p "$CORPUS" "$SEEDS"
 pc=$(pkg-config --cflags --libs libelf libbsd zlib) || { echo "run.sh: pkg-config libelf libbsd zlib failed" >&2; exit 1; }
 cd "$ROOT" || exit 1
 objs=""
+# An object is stale when any header is newer than it.
+newer_header() {
+    local h
+    for h in include/*.h; do [ "$h" -nt "$1" ] && return 0; done
+    return 1
+}
 echo "# building $(basename "$BIN") ($variant) with $CLANG"
 for s in $SRCS $HARNESS; do
     o=$B/obj/$(basename "${s%.c}").$variant.o
-    if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ include/elfthp.h -nt "$o" ] || [ "$0" -nt "$o" ]; then
+    if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || newer_header "$o" || [ "$0" -nt "$o" ]; then
         $CLANG $CFLAGS $(pkg-config --cflags libelf libbsd zlib) -c -o "$o" "$s" ||
             { echo "run.sh: compiling $s failed" >&2; exit 1; }
     fi

@@ -24,7 +24,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_io.h"
 
 #define CAPS_XATTR "security.capability"
 #define TMP_SUFFIX ".elfthp-XXXXXX"

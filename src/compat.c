@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "elfthp.h"
+#include "elfthp_core.h"
 
 /* First pair of PT_LOADs with different flags on one page; 0 if none, -1 on ENOMEM. */
 int

@@ -19,7 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_io.h"
+#include "elfthp_util.h"
 
 /*
  * Limits on what one file may make the tool read.  A kernel loads at most
@@ -55,12 +56,6 @@ say(char *err, size_t n, enum read_status st, const char *fmt, ...)
 	vsnprintf(err, n, fmt, ap);
 	va_end(ap);
 	return st;
-}
-
-static bool
-range_ok(uint64_t off, uint64_t len, uint64_t size)
-{
-	return len <= size && off <= size - len;
 }
 
 /* Read `len` bytes at `off` and translate them with libelf. */
@@ -185,7 +180,7 @@ check_shdrs(int fd, struct raw_hdr *h, char *err, size_t n)
 	if (eh->e_shentsize != entsize)
 		return say(err, n, READ_MALFORMED, "e_shentsize %u is wrong "
 		    "(expected %zu)", eh->e_shentsize, entsize);
-	if (!range_ok(eh->e_shoff, entsize, h->size))
+	if (!range_within(eh->e_shoff, entsize, h->size))
 		return say(err, n, READ_MALFORMED, "section header table "
 		    "(e_shoff 0x%llx) is past end of file",
 		    (unsigned long long)eh->e_shoff);
@@ -199,7 +194,7 @@ check_shdrs(int fd, struct raw_hdr *h, char *err, size_t n)
 		    "than the %u this tool reads", (unsigned long long)h->shnum,
 		    MAX_SHDRS);
 	if (h->shnum > h->size / entsize ||
-	    !range_ok(eh->e_shoff, h->shnum * entsize, h->size))
+	    !range_within(eh->e_shoff, h->shnum * entsize, h->size))
 		return say(err, n, READ_MALFORMED, "section header table "
 		    "(%llu entries) extends past end of file",
 		    (unsigned long long)h->shnum);
@@ -226,7 +221,7 @@ check_phdrs(struct raw_hdr *h, char *err, size_t n)
 		    "than the %u this tool reads", (unsigned long long)h->phnum,
 		    MAX_PHDRS);
 	if (h->phnum > h->size / entsize ||
-	    !range_ok(eh->e_phoff, h->phnum * entsize, h->size))
+	    !range_within(eh->e_phoff, h->phnum * entsize, h->size))
 		return say(err, n, READ_MALFORMED, "program header table "
 		    "(%llu entries at 0x%llx) extends past end of file",
 		    (unsigned long long)h->phnum,
@@ -425,7 +420,7 @@ read_dynamic_flags(int fd, const struct raw_hdr *h, struct elf_layout *L)
 			L->has_interp = true;
 		/* The first PT_DYNAMIC is the one ld.so reads; so do we. */
 		if (s->type != PT_DYNAMIC || read_one || s->filesz == 0 ||
-		    !range_ok(s->offset, s->filesz, h->size))
+		    !range_within(s->offset, s->filesz, h->size))
 			continue;
 		read_one = true;
 		end = s->offset + (s->filesz < MAX_DYN_BYTES ? s->filesz :

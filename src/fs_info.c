@@ -15,7 +15,7 @@
 #include <sys/utsname.h>
 #include <zlib.h>
 
-#include "elfthp.h"
+#include "elfthp_io.h"
 
 /* statfs magic numbers, for when /proc/self/mountinfo cannot be read. */
 static const struct {

@@ -5,17 +5,13 @@
 #include <elf.h>
 #include <stddef.h>
 
-#include "elfthp.h"
+#include "elfthp_core.h"
+#include "elfthp_util.h"
 
 #ifndef EM_LOONGARCH
 #define EM_LOONGARCH 258
 #endif
 
-#define KiB (UINT64_C(1) << 10)
-#define MiB (UINT64_C(1) << 20)
-
-/* A PMD above this is not a target (the seed patch draws the same line). */
-#define PMD_CAP (32 * MiB)
 
 struct machine_info {
 	uint16_t machine;
@@ -105,63 +101,98 @@ supports_page(const struct machine_info *m, uint64_t page)
 	return false;
 }
 
-int
-params_for(uint16_t machine, uint64_t page_size, uint64_t align,
-    struct plan_params *p, const char **why)
+/* The tool's own run: the machine, --page-size and --align. */
+static int
+own_params(const struct plan_request *r, struct plan_params *p,
+    const char **why)
 {
-	const struct machine_info *m = machine_lookup(machine);
-	uint64_t page = page_size ? page_size : m->default_page;
+	const struct machine_info *m = machine_lookup(r->machine);
+	uint64_t page = r->page_size ? r->page_size : m->default_page;
 
 	if (!supports_page(m, page)) {
 		*why = "page size not supported by this machine";
 		return -1;
 	}
-	p->base_page = 4 * KiB;
-	p->page = page;
-	/* An explicit page size asks for a file that loads on such pages. */
-	p->min_align = page_size;
-	p->min_page = m->max_page > page ? m->max_page : page;
-	p->target = align ? align : target_for(machine, page);
-	p->fallback = align ? 0 : geometry_fallback(own_geometry(machine, page));
-	if (p->target == 0) {
+	*p = (struct plan_params){
+		.huge_align = r->align ? r->align : target_for(r->machine, page),
+		.fallback_align = r->align ? 0 :
+		    geometry_fallback(own_geometry(r->machine, page)),
+		.max_page = max_u64(m->max_page, page),
+		.input_page = 4 * KiB,
+		/* An explicit page size asks for a file that loads on them. */
+		.min_p_align = r->readiness_only ? 0 : r->page_size,
+		.page = page,
+	};
+	if (p->huge_align == 0) {
 		*why = "no huge-page size of at most 32 MiB for this page size; "
 		    "give --align";
 		return -1;
 	}
-	if (p->target < p->min_page) {
+	if (p->huge_align < p->max_page) {
 		*why = "alignment is below the machine's largest page size";
 		return -1;
 	}
 	return 0;
 }
 
-/* The geometries every report covers, then the ones only their machine gets. */
-static const struct geometry standard[] = {
-	{ "x86_64-4k", 4 * KiB, 2 * MiB, 0 },
-	{ "arm64-4k", 4 * KiB, 2 * MiB, 64 * KiB },
-	{ "arm64-16k", 16 * KiB, 32 * MiB, 2 * MiB },
-	{ "arm64-64k", 64 * KiB, 512 * MiB, 2 * MiB },
+/*
+ * A plan for a report geometry: what a rewrite for such pages would do,
+ * on this file's machine.
+ */
+static void
+geometry_params(const struct plan_request *r, struct plan_params *p)
+{
+	const struct geometry *g = r->geometry;
+
+	*p = (struct plan_params){
+		.huge_align = geometry_target(g),
+		.fallback_align = geometry_fallback(g),
+		.max_page = max_u64(machine_max_page(r->machine), g->page),
+		.input_page = 4 * KiB,
+		.page = g->page,
+	};
+}
+
+int
+plan_params_make(const struct plan_request *r, struct plan_params *p,
+    const char **why)
+{
+	if (r->geometry == NULL)
+		return own_params(r, p, why);
+	geometry_params(r, p);
+	return 0;
+}
+
+/*
+ * Every geometry the tool knows.  Reports cover the x86_64 and arm64 ones
+ * for every file, since a binary may run on either; the others only for
+ * their own machine's files.  The first is the default geometry.
+ */
+static const struct geometry geometries[] = {
+	{ "x86_64-4k", EM_X86_64, true, 4 * KiB, 2 * MiB, 0 },
+	{ "arm64-4k", EM_AARCH64, true, 4 * KiB, 2 * MiB, 64 * KiB },
+	{ "arm64-16k", EM_AARCH64, true, 16 * KiB, 32 * MiB, 2 * MiB },
+	{ "arm64-64k", EM_AARCH64, true, 64 * KiB, 512 * MiB, 2 * MiB },
+	{ "riscv64-4k", EM_RISCV, false, 4 * KiB, 2 * MiB, 64 * KiB },
+	{ "loongarch64-16k", EM_LOONGARCH, false, 16 * KiB, 32 * MiB, 0 },
 };
-static const struct geometry riscv64_4k = { "riscv64-4k", 4 * KiB, 2 * MiB,
-	64 * KiB };
-static const struct geometry loongarch64_16k = { "loongarch64-16k", 16 * KiB,
-	32 * MiB, 0 };
+#define NGEOMETRIES (sizeof(geometries) / sizeof(geometries[0]))
 
 size_t
 report_geometries(uint16_t machine, const struct geometry **out, size_t max)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < sizeof(standard) / sizeof(standard[0]) && n < max; i++)
-		out[n++] = &standard[i];
-	if (machine == EM_RISCV && n < max)
-		out[n++] = &riscv64_4k;
-	if (machine == EM_LOONGARCH && n < max)
-		out[n++] = &loongarch64_16k;
+	for (i = 0; i < NGEOMETRIES && n < max; i++)
+		if (geometries[i].every_report || geometries[i].machine == machine)
+			out[n++] = &geometries[i];
 	return n;
 }
 
-/* The geometry a file runs on by default, or with --page-size. */
+/*
+ * The geometry a file runs on by default, or with --page-size: its own
+ * machine's for that page, else the default one.
+ */
 const struct geometry *
 own_geometry(uint16_t machine, uint64_t page_size)
 {
@@ -169,15 +200,10 @@ own_geometry(uint16_t machine, uint64_t page_size)
 	uint64_t page = page_size ? page_size : m->default_page;
 	size_t i;
 
-	if (machine == EM_RISCV)
-		return &riscv64_4k;
-	if (machine == EM_LOONGARCH && page == 16 * KiB)
-		return &loongarch64_16k;
-	if (machine == EM_AARCH64)
-		for (i = 1; i < 4; i++)
-			if (standard[i].page == page)
-				return &standard[i];
-	return &standard[0];
+	for (i = 0; i < NGEOMETRIES; i++)
+		if (geometries[i].machine == machine && geometries[i].page == page)
+			return &geometries[i];
+	return &geometries[0];
 }
 
 /* What a geometry aligns to: its PMD up to 32 MiB, else its contiguous block. */

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_cli.h"
 
 /* A nameless file in dir: O_TMPFILE, else a temporary name unlinked at once. */
 static int

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfthp.h"
+#include "elfthp_core.h"
 
 /* "6.18.44-fc-v669" -> 6.18.  Returns -1 if it does not start "N.N". */
 int

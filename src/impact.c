@@ -12,44 +12,23 @@
 #include <elf.h>
 #include <string.h>
 
-#include "elfthp.h"
+#include "elfthp_core.h"
+#include "elfthp_util.h"
 
-struct state {
-	const struct seg_desc *segs;	/* offsets and aligns of this state */
+/* The program headers before or after the rewrite, as the loader sees them. */
+struct phdr_view {
+	const struct seg_desc *segs;	/* offsets and aligns of this view */
 	size_t nsegs;
 	uint16_t type;
 	uint64_t max_align;	/* largest power-of-two PT_LOAD p_align */
 };
 
-static uint64_t
-max_pow2_align(const struct seg_desc *segs, size_t n)
-{
-	uint64_t m = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		uint64_t a = segs[i].align;
-
-		if (segs[i].type == PT_LOAD && a && !(a & (a - 1)) && a > m)
-			m = a;
-	}
-	return m;
-}
-
-/* Once per state: asking per segment made --report quadratic. */
-static struct state
-state_of(const struct seg_desc *segs, size_t n, uint16_t type)
-{
-	return (struct state){ .segs = segs, .nsegs = n, .type = type,
-		.max_align = max_pow2_align(segs, n) };
-}
-
 static bool
-usable(const struct state *s, const struct seg_desc *g, uint64_t b)
+usable(const struct phdr_view *s, const struct seg_desc *g, uint64_t b)
 {
 	if (b == 0 || (g->flags & PF_W))
 		return false;
-	if (((g->offset - g->vaddr) & (b - 1)) != 0)
+	if (!congruent(g->offset, g->vaddr, b))
 		return false;
 	return s->type != ET_DYN || s->max_align >= b;
 }
@@ -62,7 +41,7 @@ round_up(uint64_t x, uint64_t a)
 
 /* Translations for one executable segment: windows, blocks, base pages. */
 static uint64_t
-translations(const struct state *s, const struct seg_desc *g,
+translations(const struct phdr_view *s, const struct seg_desc *g,
     const struct geometry *geo)
 {
 	uint64_t start = g->vaddr / geo->page * geo->page;
@@ -78,7 +57,7 @@ translations(const struct state *s, const struct seg_desc *g,
 }
 
 static void
-measure(const struct state *s, const struct geometry *geo, uint64_t *trans,
+measure(const struct phdr_view *s, const struct geometry *geo, uint64_t *trans,
     uint64_t *huge, uint64_t *windows)
 {
 	size_t i;
@@ -120,7 +99,7 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
     const struct geometry *geo, struct seg_desc *after,
     struct geometry_impact *out)
 {
-	struct state now, then;
+	struct phdr_view now, then;
 	uint64_t windows_now, before;
 	size_t i;
 
@@ -129,8 +108,11 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 		after[i].offset = P->segs[i].new_offset;
 		after[i].align = P->segs[i].new_align;
 	}
-	now = state_of(L->segs, L->nsegs, L->type);
-	then = state_of(after, L->nsegs, L->type);
+	/* Once per view: asking per segment made --report quadratic. */
+	now = (struct phdr_view){ .segs = L->segs, .nsegs = L->nsegs,
+		.type = L->type, .max_align = max_load_align(L, NULL) };
+	then = (struct phdr_view){ .segs = after, .nsegs = L->nsegs,
+		.type = L->type, .max_align = max_load_align(L, P) };
 	memset(out, 0, sizeof(*out));
 	out->geometry = geo;	/* and error "": planned */
 	out->target = geometry_target(geo);
@@ -161,7 +143,7 @@ seed_patch_aligns(const struct elf_layout *L, const struct seg_desc *s,
 {
 	if (strcmp(file_kind(L), "shared-library") == 0)
 		return false;
-	if (s->type != PT_LOAD || (s->flags & PF_W) || pmd > (32u << 20))
+	if (s->type != PT_LOAD || (s->flags & PF_W) || pmd > PMD_CAP)
 		return false;
 	return s->vaddr % pmd == 0 && s->offset % pmd == 0 &&
 	    s->filesz >= pmd && s->align < pmd;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfthp.h"
+#include "elfthp_cli.h"
 
 #define EXIT_USAGE 2
 

@@ -26,7 +26,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_io.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22

@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_io.h"
 
 #define COPY_CHUNK	(UINT64_C(1) << 30)
 #define WRITE_CHUNK_MIN	(UINT64_C(8) << 20)

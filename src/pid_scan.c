@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_cli.h"
 
 #define PAGEMAP_PRESENT (UINT64_C(1) << 63)
 

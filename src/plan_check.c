@@ -3,13 +3,19 @@
  * code with the planner on purpose: it checks the result against the rules
  * (congruence, nothing overlaps, everything inside the file, every byte
  * of every segment and section copied unchanged), not the method.
+ *
+ * So it does not include elfthp_util.h: within, congruent and ranges_meet
+ * below are its own copies of range_within, congruent and ranges_overlap,
+ * kept apart deliberately, so that a slip in the shared ones cannot make
+ * the planner and its check agree on a wrong answer.
  */
 #include <elf.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfthp.h"
+#include "elfthp_core.h"
 
 static int
 bad(struct plan_error *e, const char *detail, size_t index)
@@ -81,12 +87,12 @@ check_load(const struct elf_layout *L, const struct plan_params *p,
 	const struct seg_plan *sp = &P->segs[i];
 	bool touched = sp->new_offset != s->offset || sp->new_align != s->align;
 
-	if (!congruent(sp->new_offset, s->vaddr, p->base_page))
+	if (!congruent(sp->new_offset, s->vaddr, p->input_page))
 		return bad(e, "PT_LOAD not page-congruent", i);
 	if (touched && !congruent(sp->new_offset, s->vaddr, sp->new_align))
 		return bad(e, "PT_LOAD not congruent modulo its p_align", i);
-	if (sp->verdict == SEG_ELIGIBLE && (sp->target < (p->fallback ?
-	    p->fallback : p->target) || sp->new_align < sp->target ||
+	if (sp->verdict == SEG_ELIGIBLE && (sp->target < (p->fallback_align ?
+	    p->fallback_align : p->huge_align) || sp->new_align < sp->target ||
 	    !congruent(sp->new_offset, s->vaddr, sp->target)))
 		return bad(e, "eligible PT_LOAD not aligned to the target", i);
 	if (s->filesz > 0 && !within(sp->new_offset, s->filesz, P->new_size))

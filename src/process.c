@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_cli.h"
 
 #define LOCK_TRIES 10
 #define MAX_GEOMETRIES 8
@@ -190,10 +190,12 @@ make_plan(struct job *j, struct plan_params *params, struct plan *P)
 static enum file_class
 own_params(struct job *j, struct plan_params *params)
 {
+	const struct plan_request r = { .machine = j->layout.machine,
+		.page_size = j->o->page_size, .align = j->o->align,
+		.readiness_only = j->o->mode == MODE_CHECK };
 	const char *why;
 
-	if (params_for(j->layout.machine, j->o->page_size, j->o->align, params,
-	    &why) != 0)
+	if (plan_params_make(&r, params, &why) != 0)
 		return file_error(j, "%s: %s", machine_name(j->layout.machine),
 		    why);
 	return FILE_DONE;
@@ -405,14 +407,13 @@ static enum file_class
 impact_for(struct job *j, const struct geometry *g, struct seg_desc *after,
     struct geometry_impact *out)
 {
-	struct plan_params params = { geometry_target(g),
-		machine_max_page(j->layout.machine), 4096, 0,
-		geometry_fallback(g), g->page };
+	const struct plan_request r = { .machine = j->layout.machine,
+		.geometry = g };
+	struct plan_params params;
 	struct plan_error perr;
 	struct plan P;
 
-	if (params.min_page < g->page)
-		params.min_page = g->page;
+	(void)plan_params_make(&r, &params, NULL);	/* cannot fail */
 	/* One geometry the file cannot be planned for is one row, not the file. */
 	if (plan_build(&j->layout, &params, &P, &perr) != 0) {
 		memset(out, 0, sizeof(*out));
@@ -460,11 +461,9 @@ do_check(struct job *j)
 	enum file_class c;
 	size_t i, nf = 0;
 
-	if ((c = own_params(j, &params)) != FILE_DONE)
-		return c;
 	/* Readiness and page-size compatibility are judged apart. */
-	params.min_align = 0;
-	if ((c = make_plan(j, &params, &j->plan)) != FILE_DONE)
+	if ((c = own_params(j, &params)) != FILE_DONE ||
+	    (c = make_plan(j, &params, &j->plan)) != FILE_DONE)
 		return c;
 	if (j->o->page_size)
 		nf = compat_findings(&j->layout, j->o->page_size, f,

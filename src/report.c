@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "elfthp.h"
+#include "elfthp_cli.h"
 
 void
 format_size(char *buf, size_t len, uint64_t bytes)
@@ -74,7 +74,7 @@ report_result(FILE *f, const char *name, const struct elf_layout *L,
 	char target[16], others[64] = "";
 	int64_t growth = (int64_t)(P->new_size - L->file_size);
 
-	format_size(target, sizeof(target), P->target);
+	format_size(target, sizeof(target), P->huge_align);
 	/* Only --page-size changes PT_LOADs without aligning any: say so. */
 	if (P->n_aligned == 0 && P->n_loads_changed > 0)
 		snprintf(others, sizeof(others), "%zu PT_LOAD%s adjusted, ",
@@ -336,7 +336,7 @@ report_impact(FILE *f, enum format fmt, const char *name,
 		    "\"%s\",\"pmd\":%" PRIu64 ",\"alignment\":%" PRIu64
 		    ",\"base_aligned_now\":%s,\"base_aligned_after\":%s,",
 		    machine_name(L->machine), file_kind(L), own->name, own->pmd,
-		    P->target,
+		    P->huge_align,
 		    P->base_aligned_now ? "true" : "false",
 		    after ? "true" : "false");
 		impact_json_segments(f, L, P, own->pmd);
@@ -365,7 +365,7 @@ required_modulus(const struct elf_layout *L, const struct plan *P, size_t i)
 
 	if (P->segs[i].verdict == SEG_ELIGIBLE)
 		return P->segs[i].target;
-	return s->align > P->min_page ? s->align : P->min_page;
+	return s->align > P->max_page ? s->align : P->max_page;
 }
 
 static bool

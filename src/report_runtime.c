@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elfthp.h"
+#include "elfthp_cli.h"
 
 static const char *const reason_codes[WARM_NREASONS] = {
 	[WARM_NOT_ALIGNED] = "not-aligned",

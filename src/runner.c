@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_cli.h"
 
 #define MAX_JOBS 64
 

@@ -17,42 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfthp.h"
+#include "elfthp_core.h"
+#include "elfthp_util.h"
 
 struct load_ref {
 	uint64_t offset;
 	size_t idx;
 };
 
-static bool
-is_pow2(uint64_t x)
-{
-	return x != 0 && (x & (x - 1)) == 0;
-}
-
-static uint64_t
-max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-static uint64_t
-min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 /* p_align of 0 and 1 both mean "no constraint". */
 static uint64_t
 load_align(const struct seg_desc *s)
 {
 	return s->align > 1 ? s->align : 1;
-}
-
-static bool
-congruent(uint64_t offset, uint64_t vaddr, uint64_t m)
-{
-	return ((offset - vaddr) & (m - 1)) == 0;
 }
 
 uint64_t
@@ -109,15 +86,9 @@ check_one_load(const struct elf_layout *L, const struct seg_desc *s, size_t i,
 		return fail(e, PLAN_OVERFLOW, i, 0, s->vaddr);
 	if (s->align > 1 && !is_pow2(s->align))
 		return fail(e, PLAN_BAD_ALIGN, i, 0, s->align);
-	if (!congruent(s->offset, s->vaddr, p->base_page))
-		return fail(e, PLAN_NOT_CONGRUENT, i, 0, p->base_page);
+	if (!congruent(s->offset, s->vaddr, p->input_page))
+		return fail(e, PLAN_NOT_CONGRUENT, i, 0, p->input_page);
 	return 0;
-}
-
-static bool
-overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
-{
-	return alen > 0 && blen > 0 && a < b + blen && b < a + alen;
 }
 
 /*
@@ -133,11 +104,11 @@ check_shdr_table(const struct elf_layout *L, struct plan_error *e)
 
 	if (L->shoff == 0 || len == 0)
 		return 0;
-	if (overlaps(L->shoff, len, 0, L->ehdr_size) ||
-	    overlaps(L->shoff, len, L->phoff, L->nsegs * L->phentsize))
+	if (ranges_overlap(L->shoff, len, 0, L->ehdr_size) ||
+	    ranges_overlap(L->shoff, len, L->phoff, L->nsegs * L->phentsize))
 		return fail(e, PLAN_SHDRS_OVERLAP, SIZE_MAX, 0, L->shoff);
 	for (i = 0; i < L->nsegs; i++)
-		if (L->segs[i].type == PT_LOAD && overlaps(L->shoff, len,
+		if (L->segs[i].type == PT_LOAD && ranges_overlap(L->shoff, len,
 		    L->segs[i].offset, L->segs[i].filesz))
 			return fail(e, PLAN_SHDRS_OVERLAP, i, 0, L->shoff);
 	return 0;
@@ -164,14 +135,14 @@ check_segments(const struct elf_layout *L, const struct plan_params *p,
 	}
 	if (nload == 0)
 		return fail(e, PLAN_NO_LOAD, 0, 0, 0);
-	if (p->min_align > 1) {
+	if (p->min_p_align > 1) {
 		size_t a, b;
-		int shared = find_shared_page(L, p->min_align, &a, &b);
+		int shared = find_shared_page(L, p->min_p_align, &a, &b);
 
 		if (shared < 0)
 			return fail(e, PLAN_ENOMEM, 0, 0, 0);
 		if (shared > 0)
-			return fail(e, PLAN_PAGE_SHARED, a, b, p->min_align);
+			return fail(e, PLAN_PAGE_SHARED, a, b, p->min_p_align);
 	}
 	for (i = 0; i < L->nsecs; i++) {
 		const struct sec_desc *c = &L->secs[i];
@@ -238,25 +209,30 @@ headers_end(const struct elf_layout *L)
 }
 
 /*
- * Is the load base a multiple of target?  ET_EXEC loads where it was linked;
- * for ET_DYN the kernel and glibc align the base to the largest
- * power-of-two p_align: the input's, or with P the plan's.
+ * The largest power-of-two p_align of the PT_LOADs: the input's, or with P
+ * the plan's.  The kernel (ET_DYN executables) and glibc (libraries) align
+ * the load base to it.
  */
-static bool
-base_aligned(const struct elf_layout *L, const struct plan *P,
-    uint64_t target)
+uint64_t
+max_load_align(const struct elf_layout *L, const struct plan *P)
 {
 	uint64_t maxalign = 0, a;
 	size_t i;
 
-	if (L->type != ET_DYN)
-		return true;
 	for (i = 0; i < L->nsegs; i++) {
 		a = P ? P->segs[i].new_align : L->segs[i].align;
 		if (L->segs[i].type == PT_LOAD && is_pow2(a))
 			maxalign = max_u64(maxalign, a);
 	}
-	return maxalign >= target;
+	return maxalign;
+}
+
+/* Is the load base a multiple of target?  ET_EXEC loads where it was linked. */
+static bool
+base_aligned(const struct elf_layout *L, const struct plan *P,
+    uint64_t target)
+{
+	return L->type != ET_DYN || max_load_align(L, P) >= target;
 }
 
 static enum seg_verdict
@@ -283,12 +259,12 @@ static void
 choose_target(const struct seg_desc *s, bool pinned,
     const struct plan_params *p, struct seg_plan *sp)
 {
-	sp->target = p->target;
-	sp->verdict = verdict_for(s, pinned, p->target);
-	if (sp->verdict != SEG_NO_WINDOW || p->fallback == 0)
+	sp->target = p->huge_align;
+	sp->verdict = verdict_for(s, pinned, p->huge_align);
+	if (sp->verdict != SEG_NO_WINDOW || p->fallback_align == 0)
 		return;
-	sp->verdict = verdict_for(s, pinned, p->fallback);
-	sp->target = p->fallback;
+	sp->verdict = verdict_for(s, pinned, p->fallback_align);
+	sp->target = p->fallback_align;
 }
 
 /* Decide eligibility and count windows before anything moves. */
@@ -299,15 +275,15 @@ judge_loads(const struct elf_layout *L, const struct plan_params *p,
 	uint64_t hdr_end = headers_end(L);
 	size_t k;
 
-	P->base_aligned_now = base_aligned(L, NULL, p->target);
+	P->base_aligned_now = base_aligned(L, NULL, p->huge_align);
 	for (k = 0; k < nload; k++) {
 		const struct seg_desc *s = &L->segs[order[k].idx];
 		struct seg_plan *sp = &P->segs[order[k].idx];
 		bool pinned = k == 0 || s->offset < hdr_end;
-		uint64_t w = windows_in(s->vaddr, s->filesz, p->target);
+		uint64_t w = windows_in(s->vaddr, s->filesz, p->huge_align);
 
 		choose_target(s, pinned, p, sp);
-		sp->congruent_now = congruent(s->offset, s->vaddr, p->target);
+		sp->congruent_now = congruent(s->offset, s->vaddr, p->huge_align);
 		if (!(s->flags & PF_W) && sp->congruent_now && P->base_aligned_now)
 			sp->windows_now = w;
 		if (sp->verdict == SEG_ELIGIBLE) {
@@ -362,7 +338,7 @@ static uint64_t
 modulus_for(const struct seg_desc *s, const struct seg_plan *sp,
     const struct plan_params *p)
 {
-	uint64_t m = max_u64(load_align(s), p->min_page);
+	uint64_t m = max_u64(load_align(s), p->max_page);
 
 	return sp->verdict == SEG_ELIGIBLE ? max_u64(m, sp->target) : m;
 }
@@ -490,11 +466,11 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 		struct seg_plan *sp = &P->segs[i];
 
 		sp->new_align = s->align;
-		if (s->type == PT_LOAD && p->min_align > 1) {
-			sp->new_align = max_u64(s->align, p->min_align);
-			if (!congruent(sp->new_offset, s->vaddr, p->min_align))
+		if (s->type == PT_LOAD && p->min_p_align > 1) {
+			sp->new_align = max_u64(s->align, p->min_p_align);
+			if (!congruent(sp->new_offset, s->vaddr, p->min_p_align))
 				return fail(e, PLAN_NOT_CONGRUENT, i, 0,
-				    p->min_align);
+				    p->min_p_align);
 		}
 		if (sp->verdict == SEG_ELIGIBLE)
 			sp->new_align = max_u64(sp->new_align, sp->target);
@@ -634,7 +610,7 @@ static int
 build_extents(const struct elf_layout *L, const struct plan_params *p,
     struct plan *P)
 {
-	uint64_t g = p->min_page;
+	uint64_t g = p->max_page;
 	size_t b;
 
 	for (b = 0; b < P->nblocks; b++) {
@@ -682,7 +658,7 @@ summarise(const struct elf_layout *L, struct plan *P)
 {
 	size_t i;
 
-	P->base_aligned_after = base_aligned(L, P, P->target);
+	P->base_aligned_after = base_aligned(L, P, P->huge_align);
 	P->changed = P->new_size != L->file_size || P->new_shoff != L->shoff;
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
@@ -711,7 +687,7 @@ static int
 check_growth(const struct elf_layout *L, const struct plan_params *p,
     const struct plan *P, size_t nload, struct plan_error *e)
 {
-	uint64_t unit = max_u64(p->target, p->min_page), limit, most = 0;
+	uint64_t unit = max_u64(p->huge_align, p->max_page), limit, most = 0;
 	uint64_t growth = P->new_size - L->file_size, at = 0;
 	size_t b, i;
 
@@ -765,8 +741,8 @@ plan_once(const struct elf_layout *L, const struct plan_params *p,
     struct plan *P, struct plan_error *e)
 {
 	memset(P, 0, sizeof(*P));
-	P->target = p->target;
-	P->min_page = p->min_page;
+	P->huge_align = p->huge_align;
+	P->max_page = p->max_page;
 	P->segs = calloc(L->nsegs ? L->nsegs : 1, sizeof(*P->segs));
 	P->sec_offset = calloc(L->nsecs ? L->nsecs : 1, sizeof(*P->sec_offset));
 	if (P->segs == NULL || P->sec_offset == NULL) {
@@ -796,18 +772,18 @@ plan_build(const struct elf_layout *L, const struct plan_params *p,
 
 	memset(P, 0, sizeof(*P));
 	memset(e, 0, sizeof(*e));
-	if (!is_pow2(p->target) || !is_pow2(p->min_page) ||
-	    !is_pow2(p->base_page) || p->base_page > p->target ||
-	    (p->fallback != 0 && (!is_pow2(p->fallback) ||
-	    p->fallback < p->base_page || p->fallback > p->target)))
-		return fail(e, PLAN_BAD_PARAMS, 0, 0, p->target);
+	if (!is_pow2(p->huge_align) || !is_pow2(p->max_page) ||
+	    !is_pow2(p->input_page) || p->input_page > p->huge_align ||
+	    (p->fallback_align != 0 && (!is_pow2(p->fallback_align) ||
+	    p->fallback_align < p->input_page || p->fallback_align > p->huge_align)))
+		return fail(e, PLAN_BAD_PARAMS, 0, 0, p->huge_align);
 	if (check_segments(L, p, e) != 0)
 		return -1;
-	if (p->min_align == 0)
-		bare.min_page = p->page > p->base_page ? p->page : p->base_page;
+	if (p->min_p_align == 0)
+		bare.max_page = p->page > p->input_page ? p->page : p->input_page;
 	if (plan_once(L, &bare, P, e) != 0)
 		return -1;
-	if (!P->changed || bare.min_page == p->min_page)
+	if (!P->changed || bare.max_page == p->max_page)
 		return 0;
 	plan_free(P);
 	return plan_once(L, p, P, e);

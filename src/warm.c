@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfthp.h"
+#include "elfthp_io.h"
 
 struct warm_ctx {
 	int fd;

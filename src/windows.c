@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfthp.h"
+#include "elfthp_core.h"
 
 static void
 mark(struct warm_plan *w, uint64_t k)

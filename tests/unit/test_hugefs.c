@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elfthp.h"
+#include "elfthp_core.h"
 
 #define M(x) ((uint64_t)(x) << 20)
 

@@ -16,13 +16,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfthp.h"
+#include "elfthp_core.h"
 
 #define K(x) ((uint64_t)(x) << 10)
 #define M(x) ((uint64_t)(x) << 20)
 
-static const struct plan_params x86 = { M(2), K(4), K(4), 0, 0, K(4) };
-static const struct plan_params arm64 = { M(2), K(64), K(4), 0, 0, K(4) };
+/* What plan_params_make gives x86_64 and aarch64 with 4 KiB pages
+ * (test_geometry_targets holds them to it). */
+static const struct plan_params x86 = { .huge_align = M(2),
+	.max_page = K(4), .input_page = K(4), .page = K(4) };
+static const struct plan_params arm64 = { .huge_align = M(2),
+	.max_page = K(64), .input_page = K(4), .page = K(4) };
+
+static struct plan_params
+params_of(const struct plan_request *r)
+{
+	struct plan_params p;
+	const char *why = NULL;
+
+	assert_int_equal(plan_params_make(r, &p, &why), 0);
+	assert_null(why);
+	return p;
+}
 
 /* A file: ELF header and program headers at the front, nothing else. */
 struct fixture {
@@ -487,24 +502,56 @@ test_geometry_targets(void **state)
 	struct plan_params p;
 	const char *why;
 
-	assert_int_equal(params_for(EM_X86_64, 0, 0, &p, &why), 0);
-	assert_int_equal(p.target, M(2));
-	assert_int_equal(p.min_page, K(4));
-	assert_int_equal(params_for(EM_AARCH64, 0, 0, &p, &why), 0);
-	assert_int_equal(p.target, M(2));
-	assert_int_equal(p.min_page, K(64));
-	assert_int_equal(params_for(EM_AARCH64, K(16), 0, &p, &why), 0);
-	assert_int_equal(p.target, M(32));
-	assert_int_equal(p.fallback, M(2));
-	assert_int_equal(params_for(EM_AARCH64, K(64), 0, &p, &why), 0);
-	assert_int_equal(p.target, M(2));
-	assert_int_equal(params_for(EM_RISCV, 0, 0, &p, &why), 0);
-	assert_int_equal(p.target, M(2));
-	assert_int_equal(params_for(EM_X86_64, K(16), 0, &p, &why), -1);
-	assert_int_equal(params_for(EM_X86_64, 0, M(4), &p, &why), 0);
-	assert_int_equal(p.target, M(4));
+	p = params_of(&(struct plan_request){ .machine = EM_X86_64 });
+	assert_memory_equal(&p, &x86, sizeof(p));
+	p = params_of(&(struct plan_request){ .machine = EM_AARCH64 });
+	assert_memory_equal(&p, &arm64, sizeof(p));
+	p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
+	    .page_size = K(16) });
+	assert_int_equal(p.huge_align, M(32));
+	assert_int_equal(p.fallback_align, M(2));
+	assert_int_equal(p.min_p_align, K(16));
+	assert_int_equal(p.page, K(16));
+	p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
+	    .page_size = K(16), .readiness_only = true });
+	assert_int_equal(p.min_p_align, 0);
+	p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
+	    .page_size = K(64) });
+	assert_int_equal(p.huge_align, M(2));
+	p = params_of(&(struct plan_request){ .machine = EM_RISCV });
+	assert_int_equal(p.huge_align, M(2));
+	assert_int_equal(plan_params_make(&(struct plan_request){
+	    .machine = EM_X86_64, .page_size = K(16) }, &p, &why), -1);
+	assert_string_equal(why, "page size not supported by this machine");
+	p = params_of(&(struct plan_request){ .machine = EM_X86_64,
+	    .align = M(4) });
+	assert_int_equal(p.huge_align, M(4));
 }
 
+/* A report geometry's plan: its target and page, the file's machine floor. */
+static void
+test_geometry_params(void **state)
+{
+	const struct geometry *g[8];
+	struct plan_params p;
+	size_t n = report_geometries(EM_AARCH64, g, 8), i;
+
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
+		    .geometry = g[i] });
+		assert_int_equal(p.huge_align, geometry_target(g[i]));
+		assert_int_equal(p.fallback_align, geometry_fallback(g[i]));
+		assert_int_equal(p.page, g[i]->page);
+		assert_true(p.max_page >= K(64) && p.max_page >= g[i]->page);
+		assert_int_equal(p.min_p_align, 0);
+	}
+	assert_int_equal(report_geometries(EM_RISCV, g, 8), 5);
+	assert_string_equal(g[4]->name, "riscv64-4k");
+	assert_ptr_equal(own_geometry(EM_RISCV, 0), g[4]);
+	assert_string_equal(own_geometry(EM_AARCH64, K(16))->name, "arm64-16k");
+	assert_string_equal(own_geometry(EM_PPC64, 0)->name, "x86_64-4k");
+}
 
 /* --page-size 64k: two permissions on one 64 KiB page only a relink fixes. */
 static void
@@ -519,7 +566,7 @@ test_page_size_refuses_shared_page(void **state)
 	f->L.machine = EM_AARCH64;
 	load(f, PF_R | PF_X, 0, 0, 0x87c);
 	load(f, PF_R | PF_W, 0xdc8, 0x1dc8, 0x270);
-	p.min_align = K(64);
+	p.min_p_align = K(64);
 	assert_int_equal(plan_build(&f->L, &p, &f->P, &f->e), -1);
 	assert_int_equal(f->e.code, PLAN_PAGE_SHARED);
 	n = compat_findings(&f->L, K(64), cf, 8);
@@ -539,7 +586,7 @@ test_page_size_fixes_alignment(void **state)
 	f->L.machine = EM_AARCH64;
 	text = load(f, PF_R | PF_X, 0, 0, K(60));
 	rw = load(f, PF_R | PF_W, K(60) + 0x100, K(128) + 0x100, K(4));
-	p.min_align = K(64);
+	p.min_p_align = K(64);
 	plan_ok(f, &p);
 	assert_int_equal(f->P.segs[text].new_align, K(64));
 	assert_int_equal(f->P.segs[rw].new_align, K(64));
@@ -629,7 +676,8 @@ static void
 test_fallback_target_for_small_segments(void **state)
 {
 	struct fixture *f = *state = new_file(ET_DYN, M(80));
-	struct plan_params p = { M(32), K(64), K(4), K(16), M(2), K(16) };
+	struct plan_params p = params_of(&(struct plan_request){
+	    .machine = EM_AARCH64, .page_size = K(16) });
 	size_t big, small;
 
 	f->L.machine = EM_AARCH64;
@@ -704,6 +752,7 @@ main(void)
 		T(test_class32_address_wraps),
 		T(test_growth_is_bounded),
 		cmocka_unit_test(test_geometry_targets),
+		cmocka_unit_test(test_geometry_params),
 		T(test_page_size_refuses_shared_page),
 		T(test_page_size_fixes_alignment),
 		T(test_impact_counts_translations),

@@ -1,22 +1,27 @@
 /*
- * elfthp-align: shared types and prototypes.
+ * elfthp-align, the pure core: what a file's headers say (struct
+ * elf_layout), what a rewrite would do to them (struct plan), and the
+ * facts the verdicts rest on (page geometries, file systems, --warm's
+ * windows).  Nothing here does I/O, touches libelf or keeps state, so the
+ * unit tests drive all of it with plain structs.
  *
- * The tool works in three passes over each file:
- *   read  (elf_read.c)    libelf -> plain descriptors (struct elf_layout)
- *   plan  (segment_pad.c) descriptors -> new offsets (struct plan); pure
- *   write (phdr_rewrite.c, atomic_file.c) plan -> new file, atomically
- * report.c only formats what the first two produced.  Only the read and
- * write passes include <libelf.h>; this header does not.
+ * The passes over each file:
+ *   read  (elf_read.c, elfthp_io.h)      file -> struct elf_layout
+ *   plan  (segment_pad.c, here)          layout -> struct plan; pure
+ *   check (plan_check.c, here)           a second opinion on the plan
+ *   write (phdr_rewrite.c, atomic_file.c, elfthp_io.h)  plan -> new file
+ * The CLI (elfthp_cli.h) drives them and formats what they found.
  */
-#ifndef ELFTHP_H
-#define ELFTHP_H
+#ifndef ELFTHP_CORE_H
+#define ELFTHP_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define ELFTHP_VERSION "0.1.0"
+
+struct geometry;
 
 /* Program header, copied out of libelf in host byte order. */
 struct seg_desc {
@@ -66,15 +71,36 @@ struct elf_layout {
 	size_t nsecs;
 };
 
-/* Parameters of one plan; see geometry.c for where they come from. */
+/*
+ * Parameters of one plan: every alignment it works to, in bytes, each a
+ * power of two.  Build them with plan_params_make (geometry.c).
+ */
 struct plan_params {
-	uint64_t target;	/* alignment for eligible segments (the PMD) */
-	uint64_t min_page;	/* every PT_LOAD stays congruent at least modulo this */
-	uint64_t base_page;	/* input must be congruent modulo this to be valid */
-	uint64_t min_align;	/* --page-size: every PT_LOAD's p_align at least this */
-	uint64_t fallback;	/* for segments without a target window, 0: none */
-	uint64_t page;		/* base page of the geometry: every PT_LOAD
-				   must be congruent modulo it to load */
+	uint64_t huge_align;	/* eligible segments become congruent modulo
+				   this: the PMD, or --align */
+	uint64_t fallback_align;	/* a smaller huge size for segments with
+				   no huge_align window (a 2 MiB contiguous-PTE
+				   block under 32 MiB PMDs); 0: none */
+	uint64_t max_page;	/* the largest base page the machine may run:
+				   every PT_LOAD stays congruent modulo it */
+	uint64_t input_page;	/* the input is refused unless every PT_LOAD
+				   is congruent modulo this (4 KiB) */
+	uint64_t min_p_align;	/* --page-size: every PT_LOAD's p_align is
+				   raised to at least this; 0: not asked */
+	uint64_t page;		/* the base page the plan is for */
+};
+
+/*
+ * What a plan is for.  The tool's own run names the machine and, if the
+ * user gave them, --page-size and --align; the report names a geometry.
+ */
+struct plan_request {
+	uint16_t machine;			/* e_machine */
+	const struct geometry *geometry;	/* NULL: the machine's own */
+	uint64_t page_size;	/* --page-size; 0: the machine's default */
+	uint64_t align;		/* --align; 0: from the page size */
+	bool readiness_only;	/* --check: no min_p_align; page-size
+				   compatibility is judged apart (compat.c) */
 };
 
 /* Why a PT_LOAD is or is not eligible. */
@@ -119,8 +145,8 @@ struct plan {
 	size_t nextents;
 	uint64_t new_shoff;
 	uint64_t new_size;
-	uint64_t target;
-	uint64_t min_page;
+	uint64_t huge_align;	/* the params' */
+	uint64_t max_page;	/* the params' */
 	size_t n_eligible;	/* eligible PT_LOADs */
 	size_t n_aligned;	/* eligible PT_LOADs whose header changes */
 	size_t n_loads_changed;	/* all PT_LOADs whose header changes */
@@ -171,6 +197,7 @@ struct load_by_addr {
 };
 struct load_by_addr *loads_by_addr(const struct elf_layout *, size_t *n);
 uint64_t windows_in(uint64_t vaddr, uint64_t filesz, uint64_t pmd);
+uint64_t max_load_align(const struct elf_layout *, const struct plan *);
 int plan_build(const struct elf_layout *, const struct plan_params *,
     struct plan *, struct plan_error *);
 int plan_verify(const struct elf_layout *, const struct plan_params *,
@@ -199,13 +226,15 @@ size_t compat_findings(const struct elf_layout *, uint64_t page,
 /* geometry.c: page geometries and the alignment they call for. */
 struct geometry {
 	const char *name;
+	uint16_t machine;	/* e_machine of the CPUs that have it */
+	bool every_report;	/* reported for every file, not just its machine's */
 	uint64_t page;
 	uint64_t pmd;
 	uint64_t cont;	/* contiguous-PTE block, 0 if none */
 };
 const char *machine_name(uint16_t machine);
-int params_for(uint16_t machine, uint64_t page_size, uint64_t align,
-    struct plan_params *, const char **why);
+int plan_params_make(const struct plan_request *, struct plan_params *,
+    const char **why);
 size_t report_geometries(uint16_t machine, const struct geometry **, size_t);
 const struct geometry *own_geometry(uint16_t machine, uint64_t page_size);
 uint64_t geometry_target(const struct geometry *);
@@ -230,44 +259,6 @@ struct geometry_impact {
 void impact_compute(const struct elf_layout *, const struct plan *,
     const struct geometry *, struct seg_desc *after, struct geometry_impact *);
 
-/* elf_read.c: the read pass. */
-enum read_status {
-	READ_OK = 0,
-	READ_NOT_ELF,		/* not an ELF file at all */
-	READ_NOT_APPLICABLE,	/* ELF, but not ET_EXEC or ET_DYN */
-	READ_MALFORMED,
-	READ_SYSERR,
-};
-int elf_lib_init(void);
-enum read_status layout_read(int fd, struct elf_layout *, char *, size_t);
-void layout_free(struct elf_layout *);
-
-/* phdr_rewrite.c: the write pass (bytes and headers). */
-enum copy_how {
-	COPY_LARGE_WRITES,	/* write()s of whole PMD ranges: huge folios */
-	COPY_IN_KERNEL,		/* FICLONE, copy_file_range: no huge folios */
-};
-int rewrite_to_fd(int in_fd, int out_fd, const struct elf_layout *,
-    const struct plan *, enum copy_how, char *, size_t);
-int copy_whole(int in_fd, int out_fd, uint64_t size, enum copy_how, char *,
-    size_t);
-
-/* atomic_file.c: temporary file, metadata, rename. */
-struct atomic_file {
-	char *final_path;
-	char *tmp_path;
-	int fd;
-	bool durable;
-	FILE *notes;		/* warnings that do not stop the write */
-};
-int atomic_open(struct atomic_file *, const char *final_path, FILE *notes,
-    char *, size_t);
-bool is_temp_name(const char *);
-int atomic_copy_metadata(struct atomic_file *, int src_fd, bool owner_required,
-    char *, size_t);
-int atomic_sync(struct atomic_file *, bool durable, char *, size_t);
-int atomic_rename(struct atomic_file *, char *, size_t);
-void atomic_abort(struct atomic_file *);
 
 /* hugefs.c: what a file system does with PMD-sized folios; pure. */
 /* Zero is "unknown": a fact nobody filled in says nothing. */
@@ -338,17 +329,6 @@ const char *map_why_name(enum map_why);
 enum tri collapse_on_files(struct kernel_version, enum tri ro_thp_for_fs);
 bool glibc_aligns_libraries(const char *version);
 
-/* fs_info.c: reading those facts. */
-int fs_identify(const char *path, struct fs_info *);
-int host_kernel(char *release, size_t, struct kernel_version *);
-void thp_setting(const char *name, char *, size_t);
-enum tri kernel_config(const char *option, const char *release, char *where,
-    size_t);
-const char *host_glibc(void);
-struct kernel_version host_kernel_version(void);
-enum tri host_ro_thp_for_fs(void);
-int fs_expect_path(const char *path, struct fs_info *, struct fs_expect *);
-
 /* windows.c: the file ranges --warm works on; pure. */
 struct warm_plan {
 	uint64_t pmd;
@@ -364,60 +344,7 @@ bool warm_range(const struct warm_plan *, uint64_t k);
 
 void warm_plan_free(struct warm_plan *);
 
-/* pagecache.c: page-cache primitives. */
-struct pc_map {
-	void *reserve;
-	size_t reserve_len;
-	unsigned char *addr;	/* PMD-aligned */
-	size_t len;
-};
-uint64_t host_pmd_size(void);
-uint64_t host_page_size(void);
-int pc_map(int fd, uint64_t off, uint64_t len, uint64_t pmd, bool hugepage,
-    struct pc_map *);
-void pc_unmap(struct pc_map *);
-int pc_resident(const struct pc_map *, uint64_t page, uint64_t *pages);
-int pc_resident_at(const struct pc_map *, uint64_t off, uint64_t len,
-    uint64_t page, uint64_t *pages);
-int pc_cached(int fd, uint64_t off, uint64_t len, uint64_t pmd,
-    uint64_t page, uint64_t *pages);
-int pc_populate(const struct pc_map *);
-int pc_populate_at(const struct pc_map *, uint64_t off, uint64_t len);
-int pc_collapse(const struct pc_map *);
-int pc_drop(int fd, uint64_t off, uint64_t len);
-int pc_pmd_mapped(const void *addr, uint64_t *bytes);
-struct stat;
-size_t pc_find_mappers(const struct stat *, uint64_t off, uint64_t len,
-    long *pids, size_t max, size_t *unreadable);
-void pc_comm(long pid, char *, size_t);
-
-/* host.c: --host. */
-struct host_path {
-	const char *path;
-	int error;		/* the path cannot be looked at: errno */
-	struct fs_info fs;
-	struct fs_expect expect;
-	struct fs_probe probe;
-	enum fs_outcome outcome;
-	char sentence[384];
-};
-struct host_facts {
-	char kernel[128];
-	struct kernel_version version;
-	char thp_enabled[32];
-	char thp_defrag[32];
-	char thp_shmem[32];
-	enum tri ro_thp_for_fs;
-	char config_where[320];
-	enum tri collapse_files;	/* MADV_COLLAPSE on regular files */
-	const char *collapse_where;	/* the path that measured it, or NULL */
-	const char *glibc;
-	bool glibc_aligns;	/* 2.35 or later: p_align places libraries */
-	struct host_path *paths;
-	size_t npaths;
-};
-
-/* warm.c: --warm, one file. */
+/* What --warm made of one file (warm.c fills it). */
 enum warm_reason {
 	WARM_NOT_ALIGNED,	/* incongruent: run elfthp-align first */
 	WARM_BUSY,		/* a process maps the window's small folios */
@@ -441,32 +368,7 @@ struct warm_result {
 	char fs_type[32];
 	const char *fs_why;	/* WARM_NO_HUGE_FOLIOS: the fact behind it */
 };
-int warm_file(int fd, const char *path, const struct warm_plan *,
-    struct warm_result *, char *err, size_t);
 uint64_t warm_not_huge(const struct warm_result *);
-
-/* main.c: every option lives here. */
-enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
-	MODE_HOST };
-enum format { FORMAT_TEXT, FORMAT_JSON };
-
-struct options {
-	enum mode mode;
-	enum format format;
-	bool dry_run;
-	bool quiet;
-	bool recursive;
-	bool one_fs;		/* -x: stay on the device of each argument */
-	bool no_sync;		/* --no-sync: in place, no fsync before the rename */
-	bool sync;		/* --sync: -o too fsyncs before the rename */
-	int verbose;
-	unsigned jobs;
-	unsigned lock_timeout;	/* seconds to wait for another run's lock */
-	long pid;
-	const char *output;
-	uint64_t page_size;	/* 0: the machine's default */
-	uint64_t align;		/* 0: from machine and page size */
-};
 
 /* What became of one file; the exit status and the --check summary use it. */
 enum file_class {
@@ -480,47 +382,11 @@ enum file_class {
 	FILE_ERROR,
 };
 
-/* windows.c: a warmed file's verdict. */
 enum file_class warm_verdict(const struct warm_result *);
-
-/* process.c: one file through the passes. */
-enum file_class process_file(const char *name, const struct options *,
-    FILE *out, FILE *err, bool from_walk);
-
-/* runner.c: walk the arguments, run the files (in parallel), print in order. */
-int run_all(char **paths, size_t npaths, const struct options *);
-
-/* host.c: --host. */
-int host_report(char **paths, size_t npaths, const struct options *);
-
-/* pid_scan.c: --pid. */
-int pid_report(long pid, const struct options *);
 
 /* impact.c, continued. */
 bool seed_patch_aligns(const struct elf_layout *, const struct seg_desc *,
     uint64_t pmd);
 const char *file_kind(const struct elf_layout *);
-
-/* report.c: formatting only. */
-void report_result(FILE *, const char *name, const struct elf_layout *,
-    const struct plan *, bool dry_run);
-void report_plan_table(FILE *, const struct elf_layout *, const struct plan *);
-void format_size(char *, size_t, uint64_t);
-void json_string(FILE *, const char *);
-void report_impact(FILE *, enum format, const char *name,
-    const struct elf_layout *, const struct plan *,
-    const struct geometry *own, const struct geometry_impact *, size_t n);
-void report_check(FILE *, enum format, const char *name,
-    const struct elf_layout *, const struct plan *,
-    const struct compat_finding *, size_t nfind, enum file_class);
-void report_check_other(FILE *, enum format, const char *name,
-    enum file_class, const char *why);
-const char *class_text(enum file_class);
-
-/* report_runtime.c: formatting of --warm and --host. */
-void report_warm(FILE *, enum format, const char *name,
-    const struct warm_result *, enum file_class);
-struct host_facts;
-void report_host(FILE *, enum format, const struct host_facts *);
 
 #endif

@@ -1,0 +1,101 @@
+/*
+ * elfthp-align, the command line: options, the per-file driver
+ * (process.c), the walk and its workers (runner.c), --host, --pid, and
+ * the formatting of every mode's output (report.c, report_runtime.c).
+ * Verdicts are made by the core; this layer only carries and prints them.
+ */
+#ifndef ELFTHP_CLI_H
+#define ELFTHP_CLI_H
+
+#include <stdio.h>
+
+#include "elfthp_io.h"
+
+/* host.c: --host. */
+struct host_path {
+	const char *path;
+	int error;		/* the path cannot be looked at: errno */
+	struct fs_info fs;
+	struct fs_expect expect;
+	struct fs_probe probe;
+	enum fs_outcome outcome;
+	char sentence[384];
+};
+struct host_facts {
+	char kernel[128];
+	struct kernel_version version;
+	char thp_enabled[32];
+	char thp_defrag[32];
+	char thp_shmem[32];
+	enum tri ro_thp_for_fs;
+	char config_where[320];
+	enum tri collapse_files;	/* MADV_COLLAPSE on regular files */
+	const char *collapse_where;	/* the path that measured it, or NULL */
+	const char *glibc;
+	bool glibc_aligns;	/* 2.35 or later: p_align places libraries */
+	struct host_path *paths;
+	size_t npaths;
+};
+
+
+/* main.c: every option lives here. */
+enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
+	MODE_HOST };
+enum format { FORMAT_TEXT, FORMAT_JSON };
+
+struct options {
+	enum mode mode;
+	enum format format;
+	bool dry_run;
+	bool quiet;
+	bool recursive;
+	bool one_fs;		/* -x: stay on the device of each argument */
+	bool no_sync;		/* --no-sync: in place, no fsync before the rename */
+	bool sync;		/* --sync: -o too fsyncs before the rename */
+	int verbose;
+	unsigned jobs;
+	unsigned lock_timeout;	/* seconds to wait for another run's lock */
+	long pid;
+	const char *output;
+	uint64_t page_size;	/* 0: the machine's default */
+	uint64_t align;		/* 0: from machine and page size */
+};
+
+/* process.c: one file through the passes. */
+enum file_class process_file(const char *name, const struct options *,
+    FILE *out, FILE *err, bool from_walk);
+
+/* runner.c: walk the arguments, run the files (in parallel), print in order. */
+int run_all(char **paths, size_t npaths, const struct options *);
+
+/* host.c: --host. */
+int host_report(char **paths, size_t npaths, const struct options *);
+
+/* pid_scan.c: --pid. */
+int pid_report(long pid, const struct options *);
+
+
+/* report.c: formatting only. */
+void report_result(FILE *, const char *name, const struct elf_layout *,
+    const struct plan *, bool dry_run);
+void report_plan_table(FILE *, const struct elf_layout *, const struct plan *);
+void format_size(char *, size_t, uint64_t);
+void json_string(FILE *, const char *);
+void report_impact(FILE *, enum format, const char *name,
+    const struct elf_layout *, const struct plan *,
+    const struct geometry *own, const struct geometry_impact *, size_t n);
+void report_check(FILE *, enum format, const char *name,
+    const struct elf_layout *, const struct plan *,
+    const struct compat_finding *, size_t nfind, enum file_class);
+void report_check_other(FILE *, enum format, const char *name,
+    enum file_class, const char *why);
+const char *class_text(enum file_class);
+
+/* report_runtime.c: formatting of --warm and --host. */
+void report_warm(FILE *, enum format, const char *name,
+    const struct warm_result *, enum file_class);
+struct host_facts;
+void report_host(FILE *, enum format, const struct host_facts *);
+
+
+#endif
