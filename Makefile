@@ -35,7 +35,8 @@ SRCS = src/main.c src/process.c src/runner.c src/elf_read.c \
        src/segment_pad.c src/plan_check.c src/compat.c src/geometry.c \
        src/impact.c src/phdr_rewrite.c src/atomic_file.c src/report.c \
        src/pid_scan.c src/hugefs.c src/fs_info.c src/windows.c \
-       src/pagecache.c src/warm.c src/host.c src/report_runtime.c
+       src/pagecache.c src/warm.c src/host.c src/report_runtime.c \
+       src/error_text.c
 OBJS = $(SRCS:.c=.o)
 # What the planner unit tests link: the pure modules only.
 PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \

@@ -7,9 +7,17 @@
 #ifndef ELFTHP_IO_H
 #define ELFTHP_IO_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "elfthp_core.h"
+
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+
+/* error_text.c: a message in err[n], and -1. */
+int error_text(char *err, size_t n, const char *fmt, ...) PRINTF_LIKE(3, 4);
+int verror_text(char *err, size_t n, const char *fmt, va_list)
+    PRINTF_LIKE(3, 0);
 
 /* elf_read.c: the read pass. */
 enum read_status {

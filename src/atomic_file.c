@@ -131,17 +131,6 @@ guard_signals(void)
 	installed = true;
 }
 
-static int
-aerr(char *err, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* "<target>.elfthp-XXXXXX", or "<dir>/.elfthp-XXXXXX" if that name is too long. */
 static char *
 tmp_name(const char *final_path)
@@ -273,7 +262,7 @@ atomic_open(struct atomic_file *a, const char *final_path, FILE *notes,
 	if ((a->final_path = strdup(final_path)) == NULL ||
 	    (a->tmp_path = tmp_name(final_path)) == NULL) {
 		atomic_abort(a);
-		return aerr(err, n, "out of memory");
+		return error_text(err, n, "out of memory");
 	}
 	guard_signals();
 	sweep_stale(final_path, notes);
@@ -285,7 +274,7 @@ atomic_open(struct atomic_file *a, const char *final_path, FILE *notes,
 		free(a->tmp_path);
 		a->tmp_path = NULL;
 		atomic_abort(a);
-		return aerr(err, n, "cannot create a temporary file beside it: %s",
+		return error_text(err, n, "cannot create a temporary file beside it: %s",
 		    strerror(e));
 	}
 	/* While it is held, no later run takes the file for a stale one. */
@@ -301,13 +290,13 @@ copy_one_xattr(int src, int dst, const char *name, char *err, size_t n)
 	int rc = 0;
 
 	if (len < 0)
-		return aerr(err, n, "cannot read attribute %s: %s", name,
+		return error_text(err, n, "cannot read attribute %s: %s", name,
 		    strerror(errno));
 	if ((val = malloc(len ? (size_t)len : 1)) == NULL)
-		return aerr(err, n, "out of memory");
+		return error_text(err, n, "out of memory");
 	len = fgetxattr(src, name, val, (size_t)len);
 	if (len < 0 || fsetxattr(dst, name, val, (size_t)len, 0) != 0)
-		rc = aerr(err, n, "cannot copy attribute %s: %s", name,
+		rc = error_text(err, n, "cannot copy attribute %s: %s", name,
 		    strerror(errno));
 	free(val);
 	return rc;
@@ -343,7 +332,7 @@ drop_inherited(int src, int dst, char *err, size_t n)
 	for (p = dstnames; p < dstnames + dlen; p += strlen(p) + 1)
 		if (!has_name(srcnames, slen, p) && fremovexattr(dst, p) != 0 &&
 		    errno != ENODATA && errno != EPERM && errno != ENOTSUP)
-			return aerr(err, n, "cannot drop inherited attribute "
+			return error_text(err, n, "cannot drop inherited attribute "
 			    "%s: %s", p, strerror(errno));
 	return 0;
 }
@@ -372,12 +361,12 @@ copy_xattrs(const struct atomic_file *a, int src, int dst, char *err,
 	if (len < 0 && (errno == ENOTSUP || errno == ENOSYS))
 		return 0;
 	if (len <= 0)
-		return len < 0 ? aerr(err, n, "cannot list attributes: %s",
+		return len < 0 ? error_text(err, n, "cannot list attributes: %s",
 		    strerror(errno)) : 0;
 	if ((names = malloc((size_t)len)) == NULL)
-		return aerr(err, n, "out of memory");
+		return error_text(err, n, "out of memory");
 	if ((len = flistxattr(src, names, (size_t)len)) < 0)
-		rc = aerr(err, n, "cannot list attributes: %s", strerror(errno));
+		rc = error_text(err, n, "cannot list attributes: %s", strerror(errno));
 	for (p = names; rc == 0 && p < names + len; p += strlen(p) + 1) {
 		if (strcmp(p, CAPS_XATTR) == 0)
 			caps = true;
@@ -403,12 +392,12 @@ atomic_copy_metadata(struct atomic_file *a, int src, bool owner_required,
 	mode_t mode;
 
 	if (fstat(src, &st) != 0)
-		return aerr(err, n, "stat: %s", strerror(errno));
+		return error_text(err, n, "stat: %s", strerror(errno));
 	mode = st.st_mode & 07777;
 	/* Owner before mode: fchown clears the set-user-ID and set-group-ID bits. */
 	if (fchown(a->fd, st.st_uid, st.st_gid) != 0) {
 		if (owner_required || errno != EPERM)
-			return aerr(err, n, "cannot keep the owner: %s",
+			return error_text(err, n, "cannot keep the owner: %s",
 			    strerror(errno));
 		/* As cp(1) does: no set-ID bits on a file we could not give away. */
 		mode &= ~(mode_t)(S_ISUID | S_ISGID);
@@ -416,7 +405,7 @@ atomic_copy_metadata(struct atomic_file *a, int src, bool owner_required,
 	if (drop_inherited(src, a->fd, err, n) != 0)
 		return -1;
 	if (fchmod(a->fd, mode) != 0)
-		return aerr(err, n, "cannot keep the mode: %s", strerror(errno));
+		return error_text(err, n, "cannot keep the mode: %s", strerror(errno));
 	return copy_xattrs(a, src, a->fd, err, n);
 }
 
@@ -447,9 +436,9 @@ atomic_sync(struct atomic_file *a, bool durable, char *err, size_t n)
 
 	a->durable = durable;
 	if (durable && fsync(a->fd) != 0)
-		rc = aerr(err, n, "fsync: %s", strerror(errno));
+		rc = error_text(err, n, "fsync: %s", strerror(errno));
 	if (close(a->fd) != 0 && rc == 0)
-		rc = aerr(err, n, "close: %s", strerror(errno));
+		rc = error_text(err, n, "close: %s", strerror(errno));
 	a->fd = -1;
 	if (rc != 0)
 		atomic_abort(a);
@@ -460,7 +449,7 @@ int
 atomic_rename(struct atomic_file *a, char *err, size_t n)
 {
 	if (rename(a->tmp_path, a->final_path) != 0) {
-		aerr(err, n, "cannot rename the new file into place: %s",
+		error_text(err, n, "cannot rename the new file into place: %s",
 		    strerror(errno));
 		atomic_abort(a);
 		return -1;

@@ -47,16 +47,8 @@ elf_lib_init(void)
 	return elf_version(EV_CURRENT) == EV_NONE ? -1 : 0;
 }
 
-static enum read_status
-say(char *err, size_t n, enum read_status st, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
-	return st;
-}
+/* A message in err, and the status st. */
+#define say(err, n, st, ...) (error_text(err, n, __VA_ARGS__), (st))
 
 /* Read `len` bytes at `off` and translate them with libelf. */
 static int

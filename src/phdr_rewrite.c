@@ -36,17 +36,6 @@
 #define TABLE_CHUNK	256
 #define ALIGN_CHUNK	(UINT64_C(64) << 10)
 
-static int
-werr(char *err, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* Whole output chunks of at least 8 MiB and of at least one PMD. */
 static uint64_t
 write_chunk(void)
@@ -86,9 +75,9 @@ write_all(int out, const unsigned char *buf, uint64_t len, uint64_t dst,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && errno == EFAULT)
-			return werr(err, n, "input shrank while being copied");
+			return error_text(err, n, "input shrank while being copied");
 		if (r <= 0)
-			return werr(err, n, "write: %s", r < 0 ?
+			return error_text(err, n, "write: %s", r < 0 ?
 			    strerror(errno) : "no progress");
 		buf += r;
 		dst += (uint64_t)r;
@@ -107,7 +96,7 @@ bounce_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 	int rc = 0;
 
 	if (buf == NULL)
-		return werr(err, n, "out of memory");
+		return error_text(err, n, "out of memory");
 	while (len > 0 && rc == 0) {
 		size_t want = (size_t)piece_len(dst, len, chunk);
 		ssize_t r = pread(in, buf, want, (off_t)src);
@@ -115,7 +104,7 @@ bounce_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
-			rc = werr(err, n, r < 0 ? "read: %s" :
+			rc = error_text(err, n, r < 0 ? "read: %s" :
 			    "input shrank while being copied", strerror(errno));
 			break;
 		}
@@ -225,9 +214,9 @@ copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 		    errno == EINVAL || errno == EOPNOTSUPP))
 			return bounce_copy(in, src, out, dst, len, err, n);
 		if (r < 0)
-			return werr(err, n, "copy: %s", strerror(errno));
+			return error_text(err, n, "copy: %s", strerror(errno));
 		if (r == 0)
-			return werr(err, n, "input shrank while being copied");
+			return error_text(err, n, "input shrank while being copied");
 		src += (uint64_t)r;
 		dst += (uint64_t)r;
 		len -= (uint64_t)r;
@@ -251,7 +240,7 @@ copy_whole(int in, int out, uint64_t size, enum copy_how how, char *err,
 	if (how == COPY_IN_KERNEL && ioctl(out, FICLONE, in) == 0)
 		return 0;
 	if (ftruncate(out, 0) != 0 || ftruncate(out, (off_t)size) != 0)
-		return werr(err, n, "cannot size the output: %s",
+		return error_text(err, n, "cannot size the output: %s",
 		    strerror(errno));
 	return move_range(in, 0, out, 0, size, how, err, n);
 }
@@ -278,7 +267,7 @@ copy_bytes(int in, int out, const struct elf_layout *L, const struct plan *P,
 	    ioctl(out, FICLONE, in) == 0)
 		return 0;
 	if (ftruncate(out, (off_t)P->new_size) != 0)
-		return werr(err, n, "cannot size the output: %s", strerror(errno));
+		return error_text(err, n, "cannot size the output: %s", strerror(errno));
 	for (i = 0; i < P->nextents; i++) {
 		const struct extent *x = &P->extents[i];
 
@@ -355,16 +344,16 @@ patch_table(int in, uint64_t from, int out, uint64_t to, size_t count,
 		off_t at = (off_t)(from + first * entsize);
 
 		if (pread(in, file, bytes, at) != (ssize_t)bytes)
-			return werr(err, n, "cannot re-read the headers");
+			return error_text(err, n, "cannot re-read the headers");
 		if (xlate(L, type, file, mem, bytes, false) != 0)
-			return werr(err, n, "libelf: %s", elf_errmsg(-1));
+			return error_text(err, n, "libelf: %s", elf_errmsg(-1));
 		for (k = 0; k < num; k++)
 			edit(L, P, mem, k, first + k);
 		if (xlate(L, type, file, mem, bytes, true) != 0)
-			return werr(err, n, "libelf: %s", elf_errmsg(-1));
+			return error_text(err, n, "libelf: %s", elf_errmsg(-1));
 		if (pwrite(out, file, bytes, (off_t)(to + first * entsize)) !=
 		    (ssize_t)bytes)
-			return werr(err, n, "write: %s", strerror(errno));
+			return error_text(err, n, "write: %s", strerror(errno));
 	}
 	return 0;
 }
@@ -379,15 +368,15 @@ patch_ehdr(int in, int out, const struct elf_layout *L, const struct plan *P,
 
 	if (pread(in, file, bytes, 0) != (ssize_t)bytes ||
 	    xlate(L, ELF_T_EHDR, file, mem, bytes, false) != 0)
-		return werr(err, n, "cannot re-read the ELF header");
+		return error_text(err, n, "cannot re-read the ELF header");
 	if (L->elfclass == ELFCLASS32)
 		((Elf32_Ehdr *)mem)->e_shoff = (Elf32_Off)P->new_shoff;
 	else
 		((Elf64_Ehdr *)mem)->e_shoff = P->new_shoff;
 	if (xlate(L, ELF_T_EHDR, file, mem, bytes, true) != 0)
-		return werr(err, n, "libelf: %s", elf_errmsg(-1));
+		return error_text(err, n, "libelf: %s", elf_errmsg(-1));
 	if (pwrite(out, file, bytes, 0) != (ssize_t)bytes)
-		return werr(err, n, "write: %s", strerror(errno));
+		return error_text(err, n, "write: %s", strerror(errno));
 	return 0;
 }
 

@@ -36,6 +36,9 @@ struct job {
 	char msg[512];
 };
 
+static enum file_class file_error(struct job *, const char *, ...)
+    PRINTF_LIKE(2, 3);
+
 static enum file_class
 file_error(struct job *j, const char *fmt, ...)
 {
@@ -43,7 +46,7 @@ file_error(struct job *j, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	verror_text(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	fprintf(j->err, "elfthp-align: %s: %s\n", j->name, text);
 	if (j->o->mode == MODE_CHECK || j->o->mode == MODE_WARM)
