@@ -1,6 +1,6 @@
 /*
  * Page geometries, and the alignment each machine's huge pages call for.
- * The numbers come from ../shared/docs/domain.md (the geometry table).
+ * The numbers come from docs/geometry.md, 'The geometries'.
  */
 #include <elf.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * means for the user: pure functions over facts gathered elsewhere
  * (fs_info.c reads them, host.c probes them).  The rules are those of the
  * man page, HUGE PAGES AT RUN TIME (measured on these machines, and read in
- * the kernel's mm/filemap.c and mm/readahead.c):
+ * the kernel's mm/filemap.c and mm/readahead.c; docs/page-cache.md):
  *
  *   - a file-backed fault maps a PMD only where the page cache already
  *     holds a PMD-sized folio;

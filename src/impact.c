@@ -7,7 +7,7 @@
  * where the kernel could map it as one: the segment's offset and address
  * agree modulo B, and the load base is a multiple of B (always for
  * ET_EXEC; for ET_DYN, the largest power-of-two p_align must be >= B,
- * since that is what the kernel and glibc align the base to).
+ * since that is what the kernel and glibc align the base to; docs/loading.md).
  */
 #include <elf.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * ShmemPmdMapped on tmpfs): a fault maps a PMD exactly when the cache
  * holds a PMD-sized folio there.  THPeligible is no use: it reads 0 on
  * kernels without CONFIG_READ_ONLY_THP_FOR_FS even while text is
- * PMD-mapped.
+ * PMD-mapped (docs/page-cache.md, 'Reading smaps').
  */
 #include <ctype.h>
 #include <dirent.h>

@@ -2,7 +2,7 @@
  * --warm: make every PMD window of a file that the kernel can map resident
  * as one PMD-sized page-cache folio, without writing to the file.
  *
- * Why it works (the man page, HUGE PAGES AT RUN TIME): a fault maps a PMD
+ * Why it works (docs/page-cache.md, 'Readahead'): a fault maps a PMD
  * only where the cache already holds a PMD-sized folio; ext4 and XFS make
  * one when readahead runs for a MADV_HUGEPAGE mapping, but only where no
  * 4 KiB page of the window is cached already.  So, per window that is not huge yet:

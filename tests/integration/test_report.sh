@@ -4,7 +4,8 @@
 # --report: the expected numbers come from an independent model (python3,
 # below) fed only with `readelf -hW -lW -SW -dW` of each file, written from
 # the definitions (man page: THE REPORT and PAGE GEOMETRIES; README;
-# shared/docs/domain.md), never from the tool's own output:
+# docs/geometry.md, 'Windows' and 'The --report model'), never from the
+# tool's own output:
 #   - eligibility, windows_now/after, seed_patch, base_aligned_now/after;
 #   - per geometry (x86_64-4k, arm64-4k, arm64-16k, arm64-64k): TLB
 #     translations now/after, huge bytes now/after, rss_increase_max,
@@ -60,7 +61,7 @@ import json, math, os, re, subprocess, sys
 
 KiB, MiB = 1 << 10, 1 << 20
 PMD_CAP = 32 * MiB
-# Geometries of every report (domain.md, geometry table).
+# Geometries of every report (docs/geometry.md, 'The geometries').
 GEOMETRIES = [
     ("x86_64-4k", 4 * KiB, 2 * MiB, 0),
     ("arm64-4k", 4 * KiB, 2 * MiB, 64 * KiB),
@@ -180,7 +181,8 @@ def pow2(x):
 
 
 def windows(vaddr, filesz, b):
-    # Full b-aligned ranges inside [vaddr, vaddr + filesz) (domain.md).
+    # Full b-aligned ranges inside [vaddr, vaddr + filesz)
+    # (docs/geometry.md, 'Windows').
     if b == 0 or filesz == 0:
         return 0
     return max(0, (vaddr + filesz) // b - -(-vaddr // b))

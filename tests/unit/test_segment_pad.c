@@ -2,8 +2,9 @@
  * Unit tests of the pure modules (segment_pad.c, plan_check.c, compat.c,
  * geometry.c, impact.c) on
  * hand-built segment tables.  The tables copy the shapes real linkers
- * produce on Debian 12 (see ../shared/docs/domain.md): GNU ld with and
- * without -z separate-code, lld, and aarch64 GNU ld with 64 KiB pages.
+ * produce on Debian 12 (docs/loading.md, 'Linker layouts (Debian 12)'):
+ * GNU ld with and without -z separate-code, lld, and aarch64 GNU ld with
+ * 64 KiB pages.
  *
  * Build: make tests/unit/test_segment_pad (links only the pure modules).
  */
