@@ -8,6 +8,10 @@
 #   make corpus     rewrite and check copies of the system's ELF files
 #   make deps       install the Debian packages the build and tests need
 #   make install    PREFIX (default /usr/local) and DESTDIR are honoured
+#   make uninstall  removes what install put there
+#
+# CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS are the user's: they come after the
+# project's, so `make CFLAGS="-O0 -g -Wno-shadow"` can turn a warning off.
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -22,7 +26,7 @@ ifeq ($(SANITIZE),1)
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
 endif
-CPPFLAGS += -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
+PROJECT_CPPFLAGS = -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
 # Deferred (=, not :=) so that `make deps check` asks pkg-config only after
 # the packages are installed.
 # zlib reads /proc/config.gz; libelf-dev depends on zlib1g-dev already.
@@ -38,25 +42,30 @@ SRCS = src/main.c src/process.c src/runner.c src/elf_read.c \
        src/pagecache.c src/warm.c src/host.c src/report_runtime.c \
        src/error_text.c
 OBJS = $(SRCS:.c=.o)
+DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d)
 # What the planner unit tests link: the pure modules only.
 PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
             src/impact.o src/hugefs.o src/windows.o
 
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_hugefs
 
-.PHONY: all check demo bench fuzz fuzz-coverage corpus deps install clean
+.PHONY: all check demo bench fuzz fuzz-coverage corpus deps install uninstall clean
 
 all: elfthp-align
 
 elfthp-align: $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(ELF_LIBS) -lpthread
+	$(CC) -pthread $(LDFLAGS) -o $@ $(OBJS) $(ELF_LIBS) $(LDLIBS)
 
-src/%.o: src/%.c include/elfthp_core.h include/elfthp_io.h include/elfthp_cli.h
-	$(CC) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+# -MMD -MP: each object's header dependencies, in src/*.d.
+src/%.o: src/%.c
+	$(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) -MMD -MP \
+	    -c -o $@ $<
 
-tests/unit/%: tests/unit/%.c $(PLAN_OBJS) include/elfthp_core.h include/elfthp_io.h include/elfthp_cli.h
-	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) \
-	    -o $@ $< $(PLAN_OBJS) $(CMOCKA_LIBS)
+tests/unit/%: tests/unit/%.c $(PLAN_OBJS)
+	$(CC) $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -MMD -MP \
+	    $(LDFLAGS) -o $@ $< $(PLAN_OBJS) $(CMOCKA_LIBS) $(LDLIBS)
+
+-include $(DEPS)
 
 check: elfthp-align $(UNIT_TESTS)
 	@sh tests/run.sh $(UNIT_TESTS)
@@ -89,6 +98,10 @@ install: elfthp-align
 	install -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
 	install -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
 
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/elfthp-align \
+	    $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
+
 clean:
-	rm -f elfthp-align $(OBJS) $(UNIT_TESTS)
+	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(DEPS)
 	rm -rf tests/build

@@ -39,6 +39,7 @@ struct host_facts {
 
 
 /* main.c: every option lives here. */
+#define MAX_JOBS ATOMIC_MAX_OPEN	/* -j: each worker holds one temp file */
 enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
 	MODE_HOST };
 enum format { FORMAT_TEXT, FORMAT_JSON };

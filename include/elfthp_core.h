@@ -123,7 +123,7 @@ struct seg_plan {
 };
 
 /* A range of the input that moves as one piece by `delta` bytes. */
-struct block {
+struct shift {
 	uint64_t start;
 	uint64_t end;
 	uint64_t delta;
@@ -139,8 +139,8 @@ struct extent {
 struct plan {
 	struct seg_plan *segs;	/* parallel to layout->segs */
 	uint64_t *sec_offset;	/* new sh_offset, parallel to layout->secs */
-	struct block *blocks;
-	size_t nblocks;
+	struct shift *shifts;
+	size_t nshifts;
 	struct extent *extents;
 	size_t nextents;
 	uint64_t new_shoff;

@@ -42,6 +42,8 @@ int copy_whole(int in_fd, int out_fd, uint64_t size, enum copy_how, char *,
     size_t);
 
 /* atomic_file.c: temporary file, metadata, rename. */
+/* Temporary files open at once (one per worker: MAX_JOBS is this). */
+#define ATOMIC_MAX_OPEN 64
 struct atomic_file {
 	char *final_path;
 	char *tmp_path;
@@ -56,6 +58,8 @@ int atomic_copy_metadata(struct atomic_file *, int src_fd, bool owner_required,
     char *, size_t);
 int atomic_sync(struct atomic_file *, bool durable, char *, size_t);
 int atomic_rename(struct atomic_file *, char *, size_t);
+/* Remove the temporary file and free: idempotent, and a no-op after
+ * atomic_rename succeeded.  Every failing atomic_* call has called it. */
 void atomic_abort(struct atomic_file *);
 
 /* fs_info.c: reading those facts. */

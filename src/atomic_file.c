@@ -33,15 +33,14 @@
  * The temporary files a signal must clean up, one slot per worker thread.
  * A signal handler can reach nothing else, so this is global state.
  */
-#define PENDING_SLOTS 64
-static const char *volatile pending[PENDING_SLOTS];
+static const char *volatile pending[ATOMIC_MAX_OPEN];
 
 static void
 on_signal(int sig)
 {
 	size_t i;
 
-	for (i = 0; i < PENDING_SLOTS; i++) {
+	for (i = 0; i < ATOMIC_MAX_OPEN; i++) {
 		const char *p = pending[i];
 
 		if (p != NULL)
@@ -51,18 +50,20 @@ on_signal(int sig)
 	raise(sig);
 }
 
-static void
+/* A full table is an error: a temp file a signal cannot remove is a leak. */
+static int
 pending_add(const char *path)
 {
 	size_t i;
 
-	for (i = 0; i < PENDING_SLOTS; i++) {
+	for (i = 0; i < ATOMIC_MAX_OPEN; i++) {
 		const char *expected = NULL;
 
 		if (__atomic_compare_exchange_n(&pending[i], &expected, path,
 		    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-			return;
+			return 0;
 	}
+	return -1;
 }
 
 static void
@@ -70,7 +71,7 @@ pending_remove(const char *path)
 {
 	size_t i;
 
-	for (i = 0; path != NULL && i < PENDING_SLOTS; i++) {
+	for (i = 0; path != NULL && i < ATOMIC_MAX_OPEN; i++) {
 		const char *expected = path;
 
 		__atomic_compare_exchange_n(&pending[i], &expected, NULL,
@@ -266,7 +267,11 @@ atomic_open(struct atomic_file *a, const char *final_path, FILE *notes,
 	}
 	guard_signals();
 	sweep_stale(final_path, notes);
-	pending_add(a->tmp_path);
+	if (pending_add(a->tmp_path) != 0) {
+		atomic_abort(a);
+		return error_text(err, n, "more than %d temporary files open "
+		    "at once", ATOMIC_MAX_OPEN);
+	}
 	if ((a->fd = mkostemp(a->tmp_path, O_CLOEXEC)) < 0) {
 		int e = errno;
 

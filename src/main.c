@@ -216,10 +216,11 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'v': o->verbose++; break;
 		case 'x': o->one_fs = true; break;
 		case 'j':
-			o->jobs = (unsigned)strtonum(optarg, 1, 64, &errstr);
+			o->jobs = (unsigned)strtonum(optarg, 1, MAX_JOBS,
+			    &errstr);
 			if (errstr != NULL)
-				errx(EXIT_USAGE, "-j: '%s' is %s (1 to 64)",
-				    optarg, errstr);
+				errx(EXIT_USAGE, "-j: '%s' is %s (1 to %d)",
+				    optarg, errstr, MAX_JOBS);
 			break;
 		case 'h': help(); exit(0);
 		case 'V': printf("elfthp-align %s\n", ELFTHP_VERSION); exit(0);

@@ -52,19 +52,24 @@ static struct mapped_file *
 file_for(struct scan *s, const char *dev, uint64_t inode, const char *path)
 {
 	struct mapped_file *v;
+	char *copy;
 	size_t i;
 
 	for (i = 0; i < s->nfiles; i++)
 		if (s->files[i].inode == inode && !strcmp(s->files[i].dev, dev))
 			return &s->files[i];
-	if ((v = realloc(s->files, (s->nfiles + 1) * sizeof(*v))) == NULL)
+	if ((copy = strdup(path)) == NULL)
 		return NULL;
+	if ((v = realloc(s->files, (s->nfiles + 1) * sizeof(*v))) == NULL) {
+		free(copy);
+		return NULL;
+	}
 	s->files = v;
 	v = &s->files[s->nfiles++];
 	memset(v, 0, sizeof(*v));
 	snprintf(v->dev, sizeof(v->dev), "%s", dev);
 	v->inode = inode;
-	v->path = strdup(path);
+	v->path = copy;
 	return v;
 }
 

@@ -222,8 +222,9 @@ plan_verify(const struct elf_layout *L, const struct plan_params *p,
 	return check_sections(L, P, e);
 }
 
-void
-plan_strerror(const struct plan_error *e, char *buf, size_t len)
+/* What is wrong with the input's headers. */
+static bool
+input_error(const struct plan_error *e, char *buf, size_t len)
 {
 	unsigned long long v = e->value;
 
@@ -269,6 +270,19 @@ plan_strerror(const struct plan_error *e, char *buf, size_t len)
 		snprintf(buf, len, "PT_LOAD %zu: p_offset and p_vaddr are not "
 		    "congruent modulo the page size (0x%llx)", e->index, v);
 		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Why no layout can be planned, or the plan was refused. */
+static void
+layout_error(const struct plan_error *e, char *buf, size_t len)
+{
+	unsigned long long v = e->value;
+
+	switch (e->code) {
 	case PLAN_OVERLAP:
 		snprintf(buf, len, "PT_LOAD %zu and PT_LOAD %zu overlap in the "
 		    "file", e->index, e->other);
@@ -317,5 +331,15 @@ plan_strerror(const struct plan_error *e, char *buf, size_t len)
 		snprintf(buf, len, "internal error: plan check failed: %s "
 		    "(header %zu); nothing written", e->detail, e->index);
 		break;
+	default:
+		snprintf(buf, len, "unknown plan error %d", (int)e->code);
+		break;
 	}
+}
+
+void
+plan_strerror(const struct plan_error *e, char *buf, size_t len)
+{
+	if (!input_error(e, buf, len))
+		layout_error(e, buf, len);
 }

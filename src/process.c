@@ -21,6 +21,13 @@
 #define MAX_GEOMETRIES 8
 #define MAX_FINDINGS 64
 
+/*
+ * What each step of process_file returns: go on, or stop here.  How the
+ * file ended (its enum file_class) is kept in the job, apart: a step that
+ * went well says nothing about the file's verdict.
+ */
+enum step { STEP_OK, STEP_STOP };
+
 /* One file on its way through the passes. */
 struct job {
 	const char *name;	/* as the user gave it, for messages */
@@ -33,13 +40,14 @@ struct job {
 	struct stat st;
 	struct elf_layout layout;
 	struct plan plan;
+	enum file_class class;	/* how it ended; FILE_DONE until a step says */
 	char msg[512];
 };
 
-static enum file_class file_error(struct job *, const char *, ...)
+static enum step file_error(struct job *, const char *, ...)
     PRINTF_LIKE(2, 3);
 
-static enum file_class
+static enum step
 file_error(struct job *j, const char *fmt, ...)
 {
 	char text[768];
@@ -52,7 +60,8 @@ file_error(struct job *j, const char *fmt, ...)
 	if (j->o->mode == MODE_CHECK || j->o->mode == MODE_WARM)
 		report_check_other(j->out, j->o->format, j->name, FILE_ERROR,
 		    text);
-	return FILE_ERROR;
+	j->class = FILE_ERROR;
+	return STEP_STOP;
 }
 
 static bool
@@ -67,7 +76,7 @@ same_file(const struct stat *a, const struct stat *b)
  * per-file output, which comes at the end), and given up after
  * --lock-timeout seconds, so that a post-link step never hangs silently.
  */
-static enum file_class
+static enum step
 lock_input(struct job *j)
 {
 	const struct timespec tick = { 0, 100 * 1000 * 1000 };
@@ -75,7 +84,7 @@ lock_input(struct job *j)
 
 	for (;;) {
 		if (flock(j->fd, LOCK_EX | LOCK_NB) == 0)
-			return FILE_DONE;
+			return STEP_OK;
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return file_error(j, "lock: %s", strerror(errno));
 		if (waited_ms >= limit_ms)
@@ -96,7 +105,7 @@ lock_input(struct job *j)
  * sure the name still points at the locked file, so that two runs on one
  * file take turns and the second finds the first one's result.
  */
-static enum file_class
+static enum step
 open_once(struct job *j, bool lock)
 {
 	struct stat now;
@@ -112,13 +121,13 @@ open_once(struct job *j, bool lock)
 	j->fd = open(j->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (j->fd < 0)
 		return file_error(j, "%s", strerror(errno));
-	if (lock && lock_input(j) != FILE_DONE)
-		return FILE_ERROR;
+	if (lock && lock_input(j) != STEP_OK)
+		return STEP_STOP;
 	if (fstat(j->fd, &j->st) != 0)
 		return file_error(j, "%s", strerror(errno));
 	if (!S_ISREG(j->st.st_mode))
 		return file_error(j, "not a regular file");
-	return FILE_DONE;
+	return STEP_OK;
 }
 
 /*
@@ -127,22 +136,22 @@ open_once(struct job *j, bool lock)
  * make sure the name still points at the locked file, so that two runs on
  * one file take turns and the second finds the first one's result.
  */
-static enum file_class
+static enum step
 open_input(struct job *j, bool lock, bool resolve)
 {
 	struct stat now;
-	enum file_class c;
+	enum step c;
 	int tries;
 
 	j->path = resolve ? realpath(j->name, NULL) : strdup(j->name);
 	if (j->path == NULL)
 		return file_error(j, "%s", strerror(errno));
 	for (tries = 0; tries < LOCK_TRIES; tries++) {
-		if ((c = open_once(j, lock)) != FILE_DONE)
+		if ((c = open_once(j, lock)) != STEP_OK)
 			return c;
 		if (!lock || (stat(j->path, &now) == 0 &&
 		    same_file(&now, &j->st)))
-			return FILE_DONE;
+			return STEP_OK;
 		close(j->fd);
 		j->fd = -1;
 	}
@@ -150,22 +159,24 @@ open_input(struct job *j, bool lock, bool resolve)
 }
 
 /* Not ELF, or not a program: an error when named, skipped when walked into. */
-static enum file_class
+static enum step
 not_for_us(struct job *j, enum read_status st)
 {
 	enum file_class c = st == READ_NOT_ELF ? FILE_NOT_ELF :
 	    FILE_NOT_APPLICABLE;
 
-	if (j->from_walk)
-		return c;
-	if (j->o->mode == MODE_CHECK || j->o->mode == MODE_WARM) {
-		report_check_other(j->out, j->o->format, j->name, c, j->msg);
-		return c;
+	if (j->from_walk || j->o->mode == MODE_CHECK ||
+	    j->o->mode == MODE_WARM) {
+		if (!j->from_walk)
+			report_check_other(j->out, j->o->format, j->name, c,
+			    j->msg);
+		j->class = c;
+		return STEP_STOP;
 	}
 	return file_error(j, "%s", j->msg);
 }
 
-static enum file_class
+static enum step
 read_layout(struct job *j)
 {
 	enum read_status st;
@@ -175,10 +186,10 @@ read_layout(struct job *j)
 		return not_for_us(j, st);
 	if (st != READ_OK)
 		return file_error(j, "%s", j->msg);
-	return FILE_DONE;
+	return STEP_OK;
 }
 
-static enum file_class
+static enum step
 make_plan(struct job *j, struct plan_params *params, struct plan *P)
 {
 	struct plan_error perr;
@@ -187,11 +198,11 @@ make_plan(struct job *j, struct plan_params *params, struct plan *P)
 		plan_strerror(&perr, j->msg, sizeof(j->msg));
 		return file_error(j, "%s", j->msg);
 	}
-	return FILE_DONE;
+	return STEP_OK;
 }
 
-static enum file_class
-own_params(struct job *j, struct plan_params *params)
+static enum step
+file_params(struct job *j, struct plan_params *params)
 {
 	const struct plan_request r = { .machine = j->layout.machine,
 		.page_size = j->o->page_size, .align = j->o->align,
@@ -201,7 +212,7 @@ own_params(struct job *j, struct plan_params *params)
 	if (plan_params_make(&r, params, &why) != 0)
 		return file_error(j, "%s: %s", machine_name(j->layout.machine),
 		    why);
-	return FILE_DONE;
+	return STEP_OK;
 }
 
 /*
@@ -253,36 +264,35 @@ durable(const struct options *o, bool in_place)
 	return in_place ? !o->no_sync : o->sync;
 }
 
-static enum file_class
+static enum step
 write_new(struct job *j, const char *final, bool in_place)
 {
 	struct atomic_file a;
 	char *m = j->msg;
 	size_t n = sizeof(j->msg);
-
 	enum copy_how how;
 
 	if (atomic_open(&a, final, j->err, m, n) != 0)
-		return file_error(j, "%s", m);
+		goto fail;
 	how = copy_how_for(a.tmp_path);
 	if ((j->plan.changed ? rewrite_to_fd(j->fd, a.fd, &j->layout,
 	    &j->plan, how, m, n) : copy_whole(j->fd, a.fd,
 	    j->layout.file_size, how, m, n)) != 0 ||
-	    atomic_copy_metadata(&a, j->fd, in_place, m, n) != 0) {
-		atomic_abort(&a);
-		return file_error(j, "%s", m);
-	}
-	if (atomic_sync(&a, durable(j->o, in_place), m, n) != 0)
-		return file_error(j, "%s", m);
+	    atomic_copy_metadata(&a, j->fd, in_place, m, n) != 0 ||
+	    atomic_sync(&a, durable(j->o, in_place), m, n) != 0)
+		goto fail;
 	/* Last look, as close to the rename as it can be. */
 	if (!input_unchanged(j, in_place)) {
-		atomic_abort(&a);
-		return file_error(j, "changed while being rewritten; left as "
-		    "it was");
+		snprintf(m, n, "changed while being rewritten; left as it was");
+		goto fail;
 	}
 	if (atomic_rename(&a, m, n) != 0)
-		return file_error(j, "%s", m);
-	return FILE_DONE;
+		goto fail;
+	return STEP_OK;
+fail:
+	/* Whatever failed may have aborted already: atomic_abort is idempotent. */
+	atomic_abort(&a);
+	return file_error(j, "%s", m);
 }
 
 /*
@@ -309,28 +319,28 @@ planted(const char *path, uid_t *owner)
 	return S_ISLNK(l.st_mode) ? "a symlink" : "a file";
 }
 
-static enum file_class
+static enum step
 refuse_planted(struct job *j, const char *output, const char *path)
 {
 	const char *what;
 	uid_t owner;
 
 	if ((what = planted(path, &owner)) == NULL)
-		return FILE_DONE;
+		return STEP_OK;
 	return file_error(j, "%s: %s is %s of uid %ju in a sticky "
 	    "world-writable directory; not writing through or over it",
 	    output, path, what, (uintmax_t)owner);
 }
 
 /* Where -o writes: through a symlink, never over the input itself. */
-static enum file_class
+static enum step
 output_path(struct job *j, const char *output, char **final)
 {
 	struct stat st;
 
 	*final = NULL;
-	if (refuse_planted(j, output, output) != FILE_DONE)
-		return FILE_ERROR;
+	if (refuse_planted(j, output, output) != STEP_OK)
+		return STEP_STOP;
 	if (stat(output, &st) != 0) {
 		if (errno != ENOENT)
 			return file_error(j, "%s: %s", output, strerror(errno));
@@ -346,27 +356,27 @@ output_path(struct job *j, const char *output, char **final)
 	if (*final == NULL)
 		return file_error(j, "%s: %s", output, strerror(errno));
 	if (strcmp(*final, output) != 0 &&
-	    refuse_planted(j, output, *final) != FILE_DONE) {
+	    refuse_planted(j, output, *final) != STEP_OK) {
 		free(*final);
 		*final = NULL;
-		return FILE_ERROR;
+		return STEP_STOP;
 	}
-	return FILE_DONE;
+	return STEP_OK;
 }
 
-static enum file_class
+static enum step
 write_result(struct job *j)
 {
 	const char *output = j->o->output;
 	char *final = NULL;
-	enum file_class c;
+	enum step c;
 
 	if (output == NULL && j->st.st_nlink > 1)
 		return file_error(j, "has %ju hard links; replacing it would "
 		    "split them (write elsewhere with -o)",
 		    (uintmax_t)j->st.st_nlink);
-	if (output != NULL && output_path(j, output, &final) != FILE_DONE)
-		return FILE_ERROR;
+	if (output != NULL && output_path(j, output, &final) != STEP_OK)
+		return STEP_STOP;
 	c = write_new(j, final ? final : j->path, output == NULL);
 	free(final);
 	return c;
@@ -389,24 +399,24 @@ show_rewrite(const struct job *j)
 		report_plan_table(j->out, &j->layout, &j->plan);
 }
 
-static enum file_class
+static enum step
 do_rewrite(struct job *j)
 {
 	struct plan_params params;
-	enum file_class c;
+	enum step c;
 
-	if ((c = own_params(j, &params)) != FILE_DONE ||
-	    (c = make_plan(j, &params, &j->plan)) != FILE_DONE)
+	if ((c = file_params(j, &params)) != STEP_OK ||
+	    (c = make_plan(j, &params, &j->plan)) != STEP_OK)
 		return c;
 	if (!j->o->dry_run && (j->plan.changed || j->o->output != NULL) &&
-	    (c = write_result(j)) != FILE_DONE)
+	    (c = write_result(j)) != STEP_OK)
 		return c;
 	show_rewrite(j);
-	return FILE_DONE;
+	return STEP_OK;
 }
 
 /* The plan a geometry calls for, to measure what a rewrite for it buys. */
-static enum file_class
+static enum step
 impact_for(struct job *j, const struct geometry *g, struct seg_desc *after,
     struct geometry_impact *out)
 {
@@ -423,40 +433,40 @@ impact_for(struct job *j, const struct geometry *g, struct seg_desc *after,
 		out->geometry = g;
 		out->target = geometry_target(g);
 		plan_strerror(&perr, out->error, sizeof(out->error));
-		return FILE_DONE;
+		return STEP_OK;
 	}
 	impact_compute(&j->layout, &P, g, after, out);
 	plan_free(&P);
-	return FILE_DONE;
+	return STEP_OK;
 }
 
-static enum file_class
+static enum step
 do_report(struct job *j)
 {
 	const struct geometry *geos[MAX_GEOMETRIES], *own;
 	struct geometry_impact imp[MAX_GEOMETRIES];
 	struct plan_params params;
 	struct seg_desc *after;
-	enum file_class c;
+	enum step c;
 	size_t i, n;
 
-	if ((c = own_params(j, &params)) != FILE_DONE ||
-	    (c = make_plan(j, &params, &j->plan)) != FILE_DONE)
+	if ((c = file_params(j, &params)) != STEP_OK ||
+	    (c = make_plan(j, &params, &j->plan)) != STEP_OK)
 		return c;
 	own = own_geometry(j->layout.machine, j->o->page_size);
 	n = report_geometries(j->layout.machine, geos, MAX_GEOMETRIES);
 	if ((after = calloc(j->layout.nsegs, sizeof(*after))) == NULL)
 		return file_error(j, "out of memory");
-	for (i = 0; i < n && c == FILE_DONE; i++)
+	for (i = 0; i < n && c == STEP_OK; i++)
 		c = impact_for(j, geos[i], after, &imp[i]);
 	free(after);
-	if (c == FILE_DONE)
+	if (c == STEP_OK)
 		report_impact(j->out, j->o->format, j->name, &j->layout,
 		    &j->plan, own, imp, n);
 	return c;
 }
 
-static enum file_class
+static enum step
 do_check(struct job *j)
 {
 	struct compat_finding f[MAX_FINDINGS];
@@ -465,9 +475,9 @@ do_check(struct job *j)
 	size_t i, nf = 0;
 
 	/* Readiness and page-size compatibility are judged apart. */
-	if ((c = own_params(j, &params)) != FILE_DONE ||
-	    (c = make_plan(j, &params, &j->plan)) != FILE_DONE)
-		return c;
+	if (file_params(j, &params) != STEP_OK ||
+	    make_plan(j, &params, &j->plan) != STEP_OK)
+		return STEP_STOP;
 	if (j->o->page_size)
 		nf = compat_findings(&j->layout, j->o->page_size, f,
 		    MAX_FINDINGS);
@@ -481,19 +491,20 @@ do_check(struct job *j)
 	if (!j->o->quiet || c != FILE_READY || j->o->format == FORMAT_JSON)
 		report_check(j->out, j->o->format, j->name, &j->layout,
 		    &j->plan, f, nf, c);
-	return c;
+	j->class = c;
+	return STEP_OK;
 }
 
-static enum file_class
+static enum step
 do_warm(struct job *j)
 {
 	struct plan_params params;
 	struct warm_plan w;
 	struct warm_result r;
-	enum file_class c;
+	enum step c;
 
-	if ((c = own_params(j, &params)) != FILE_DONE ||
-	    (c = make_plan(j, &params, &j->plan)) != FILE_DONE)
+	if ((c = file_params(j, &params)) != STEP_OK ||
+	    (c = make_plan(j, &params, &j->plan)) != STEP_OK)
 		return c;
 	if (warm_plan_build(&j->layout, host_pmd_size(),
 	    j->plan.base_aligned_now, &w) != 0)
@@ -501,11 +512,11 @@ do_warm(struct job *j)
 	else if (warm_file(j->fd, j->path, &w, &r, j->msg, sizeof(j->msg)) != 0)
 		c = file_error(j, "%s", j->msg);
 	else
-		c = warm_verdict(&r);
+		j->class = warm_verdict(&r);
 	warm_plan_free(&w);
-	if (c != FILE_ERROR && (!j->o->quiet || c != FILE_READY ||
+	if (c == STEP_OK && (!j->o->quiet || j->class != FILE_READY ||
 	    j->o->format == FORMAT_JSON))
-		report_warm(j->out, j->o->format, j->name, &r, c);
+		report_warm(j->out, j->o->format, j->name, &r, j->class);
 	return c;
 }
 
@@ -514,27 +525,27 @@ process_file(const char *name, const struct options *o, FILE *out, FILE *err,
     bool from_walk)
 {
 	struct job j = { .name = name, .o = o, .out = out, .err = err,
-		.from_walk = from_walk, .fd = -1 };
+		.from_walk = from_walk, .fd = -1, .class = FILE_DONE };
 	bool in_place = o->mode == MODE_REWRITE && !o->dry_run &&
 	    o->output == NULL;
-	enum file_class c;
+	enum step c;
 
 	c = open_input(&j, in_place, in_place || (o->mode == MODE_REWRITE &&
 	    o->output != NULL && !o->dry_run));
-	if (c == FILE_DONE)
+	if (c == STEP_OK)
 		c = read_layout(&j);
-	if (c == FILE_DONE && o->mode == MODE_REWRITE)
+	if (c == STEP_OK && o->mode == MODE_REWRITE)
 		c = do_rewrite(&j);
-	else if (c == FILE_DONE && o->mode == MODE_REPORT)
+	else if (c == STEP_OK && o->mode == MODE_REPORT)
 		c = do_report(&j);
-	else if (c == FILE_DONE && o->mode == MODE_CHECK)
+	else if (c == STEP_OK && o->mode == MODE_CHECK)
 		c = do_check(&j);
-	else if (c == FILE_DONE && o->mode == MODE_WARM)
+	else if (c == STEP_OK && o->mode == MODE_WARM)
 		c = do_warm(&j);
 	plan_free(&j.plan);
 	layout_free(&j.layout);
 	if (j.fd >= 0)
 		close(j.fd);	/* also drops the lock */
 	free(j.path);
-	return c;
+	return j.class;
 }

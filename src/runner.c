@@ -21,8 +21,6 @@
 
 #include "elfthp_cli.h"
 
-#define MAX_JOBS 64
-
 struct item {
 	char *path;
 	bool from_walk;
@@ -79,29 +77,43 @@ read_names(int dfd, size_t *count)
 	char **names = NULL, **grown;
 	size_t n = 0, cap = 0;
 	struct dirent *e;
+	int saved;
 
 	if (d == NULL) {
 		close(dfd);
 		return NULL;
 	}
+	errno = 0;
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
 			if ((grown = realloc(names, cap * sizeof(*names))) == NULL)
-				break;
+				goto fail;
 			names = grown;
 		}
 		if ((names[n] = strdup(e->d_name)) == NULL)
-			break;
+			goto fail;
 		n++;
 	}
+	/* readdir's NULL is the end, or an error that errno names. */
+	if (errno != 0)
+		goto fail;
 	closedir(d);
 	if (n > 0)
 		qsort(names, n, sizeof(*names), cmp_names);
 	*count = n;
 	return names ? names : calloc(1, sizeof(*names));
+fail:
+	/* Half a listing would make -r skip files without a word. */
+	saved = errno ? errno : ENOMEM;
+	while (n > 0)
+		free(names[--n]);
+	free(names);
+	closedir(d);
+	errno = saved;
+	return NULL;
 }
 
 static void

@@ -3,15 +3,15 @@
  * new file layout.  It never prints, exits, or does I/O, so the unit tests
  * drive it with hand-built tables.
  *
- * Model.  The input file is cut into blocks at the start of every PT_LOAD
- * that has file bytes.  Each block moves by one delta; deltas never shrink
- * from one block to the next, so blocks keep their order and nothing
- * overlaps.  A PT_LOAD's delta is the smallest that makes its offset
+ * Model.  The input file is cut into shifts (struct shift: a run of bytes
+ * moved as one) at the start of every PT_LOAD that has file bytes.  Each
+ * shift moves by one delta; deltas never shrink from one shift to the
+ * next, so shifts keep their order and nothing overlaps.  A PT_LOAD's delta is the smallest that makes its offset
  * congruent to its address modulo what it needs (the target for eligible
  * segments, its own p_align and the architecture's largest page for the
- * rest).  Bytes between PT_LOADs travel with the block before them, so
- * nothing in the file is dropped; the holes opened between blocks become
- * padding.  Every other header offset is translated through the blocks.
+ * rest).  Bytes between PT_LOADs travel with the shift before them, so
+ * nothing in the file is dropped; the holes opened between shifts become
+ * padding.  Every other header offset is translated through the shifts.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -314,23 +314,23 @@ grown(size_t n)
 }
 
 static int
-add_block(struct plan *P, uint64_t start, uint64_t delta)
+add_shift(struct plan *P, uint64_t start, uint64_t delta)
 {
-	struct block *b;
+	struct shift *b;
 
-	if (P->nblocks > 0 && P->blocks[P->nblocks - 1].delta == delta)
+	if (P->nshifts > 0 && P->shifts[P->nshifts - 1].delta == delta)
 		return 0;
-	if (P->nblocks > 0 && P->blocks[P->nblocks - 1].start == start) {
-		P->blocks[P->nblocks - 1].delta = delta;
+	if (P->nshifts > 0 && P->shifts[P->nshifts - 1].start == start) {
+		P->shifts[P->nshifts - 1].delta = delta;
 		return 0;
 	}
-	if (room_for_one(P->nblocks)) {
-		b = realloc(P->blocks, grown(P->nblocks) * sizeof(*b));
+	if (room_for_one(P->nshifts)) {
+		b = realloc(P->shifts, grown(P->nshifts) * sizeof(*b));
 		if (b == NULL)
 			return -1;
-		P->blocks = b;
+		P->shifts = b;
 	}
-	P->blocks[P->nblocks++] = (struct block){ start, 0, delta };
+	P->shifts[P->nshifts++] = (struct shift){ start, 0, delta };
 	return 0;
 }
 
@@ -352,7 +352,7 @@ place_loads(const struct elf_layout *L, const struct plan_params *p,
 	uint64_t hdr_end = headers_end(L), delta = 0, next;
 	size_t k;
 
-	if (add_block(P, 0, 0) != 0)
+	if (add_shift(P, 0, 0) != 0)
 		return fail(e, PLAN_ENOMEM, 0, 0, 0);
 	for (k = 0; k < nload; k++) {
 		size_t i = order[k].idx;
@@ -367,22 +367,22 @@ place_loads(const struct elf_layout *L, const struct plan_params *p,
 			return fail(e, PLAN_OVERFLOW, i, 0, s->offset);
 		delta = next - s->offset;
 		sp->new_offset = next;
-		if (add_block(P, s->offset, delta) != 0)
+		if (add_shift(P, s->offset, delta) != 0)
 			return fail(e, PLAN_ENOMEM, 0, 0, 0);
 	}
 	return 0;
 }
 
 static size_t
-block_of(const struct plan *P, uint64_t off)
+shift_of(const struct plan *P, uint64_t off)
 {
-	size_t lo = 0, hi = P->nblocks;
+	size_t lo = 0, hi = P->nshifts;
 
-	/* Last block whose start is <= off; block 0 starts at 0. */
+	/* Last shift whose start is <= off; shift 0 starts at 0. */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (P->blocks[mid].start <= off)
+		if (P->shifts[mid].start <= off)
 			lo = mid;
 		else
 			hi = mid;
@@ -393,14 +393,14 @@ block_of(const struct plan *P, uint64_t off)
 static uint64_t
 map_offset(const struct plan *P, uint64_t off)
 {
-	return off + P->blocks[block_of(P, off)].delta;
+	return off + P->shifts[shift_of(P, off)].delta;
 }
 
 /* Does [off, off + len) stay in one piece? */
 static bool
 stays_whole(const struct plan *P, uint64_t off, uint64_t len)
 {
-	return len == 0 || block_of(P, off) == block_of(P, off + len - 1);
+	return len == 0 || shift_of(P, off) == shift_of(P, off + len - 1);
 }
 
 /*
@@ -424,21 +424,21 @@ place_tail(const struct elf_layout *L, struct plan *P)
 		    is_pow2(c->addralign) && c->addralign <= (1u << 30))
 			align = max_u64(align, c->addralign);
 	}
-	delta = P->blocks[P->nblocks - 1].delta;
+	delta = P->shifts[P->nshifts - 1].delta;
 	if (tail >= L->file_size || delta % align == 0)
 		return 0;
-	return add_block(P, tail, delta + align - delta % align);
+	return add_shift(P, tail, delta + align - delta % align);
 }
 
 static void
-finish_blocks(const struct elf_layout *L, struct plan *P)
+finish_shifts(const struct elf_layout *L, struct plan *P)
 {
 	size_t b;
 
-	for (b = 0; b + 1 < P->nblocks; b++)
-		P->blocks[b].end = P->blocks[b + 1].start;
-	P->blocks[P->nblocks - 1].end = L->file_size;
-	P->new_size = L->file_size + P->blocks[P->nblocks - 1].delta;
+	for (b = 0; b + 1 < P->nshifts; b++)
+		P->shifts[b].end = P->shifts[b + 1].start;
+	P->shifts[P->nshifts - 1].end = L->file_size;
+	P->new_size = L->file_size + P->shifts[P->nshifts - 1].delta;
 }
 
 /* PT_LOADs without file bytes and every other program header. */
@@ -602,7 +602,7 @@ add_extent(struct plan *P, uint64_t src, uint64_t dst, uint64_t len)
 }
 
 /*
- * Copy each block, and around each new hole repeat the bytes that shared a
+ * Copy each shift, and around each new hole repeat the bytes that shared a
  * page with the moved edge, so that every page the loader maps holds what
  * it held before, not only the bytes inside the segment.
  */
@@ -613,23 +613,23 @@ build_extents(const struct elf_layout *L, const struct plan_params *p,
 	uint64_t g = p->max_page;
 	size_t b;
 
-	for (b = 0; b < P->nblocks; b++) {
-		const struct block *k = &P->blocks[b];
+	for (b = 0; b < P->nshifts; b++) {
+		const struct shift *k = &P->shifts[b];
 		uint64_t hole, s, suffix, prefix;
 
 		if (add_extent(P, k->start, k->start + k->delta,
 		    k->end - k->start) != 0)
 			return -1;
-		if (b + 1 == P->nblocks)
+		if (b + 1 == P->nshifts)
 			break;
 		s = k->end;
-		hole = P->blocks[b + 1].delta - k->delta;
+		hole = P->shifts[b + 1].delta - k->delta;
 		suffix = min_u64(min_u64((s + g - 1) / g * g - s, hole),
 		    L->file_size - s);
 		prefix = min_u64(s % g, hole - suffix);
 		if (add_extent(P, s, s + k->delta, suffix) != 0 ||
 		    add_extent(P, s - prefix, s - prefix +
-		    P->blocks[b + 1].delta, prefix) != 0)
+		    P->shifts[b + 1].delta, prefix) != 0)
 			return -1;
 	}
 	return 0;
@@ -694,10 +694,10 @@ check_growth(const struct elf_layout *L, const struct plan_params *p,
 	limit = (uint64_t)(nload + 1) * unit;
 	if (growth <= limit)
 		return 0;
-	for (b = 1; b < P->nblocks; b++)
-		if (P->blocks[b].delta - P->blocks[b - 1].delta > most) {
-			most = P->blocks[b].delta - P->blocks[b - 1].delta;
-			at = P->blocks[b].start;
+	for (b = 1; b < P->nshifts; b++)
+		if (P->shifts[b].delta - P->shifts[b - 1].delta > most) {
+			most = P->shifts[b].delta - P->shifts[b - 1].delta;
+			at = P->shifts[b].start;
 		}
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD && L->segs[i].filesz > 0 &&
@@ -723,7 +723,7 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 		return -1;
 	if (place_tail(L, P) != 0)
 		return fail(e, PLAN_ENOMEM, 0, 0, 0);
-	finish_blocks(L, P);
+	finish_shifts(L, P);
 	if (check_growth(L, p, P, nload, e) != 0)
 		return -1;
 	if (place_others(L, p, P, e) != 0 || place_sections(L, P, e) != 0)
@@ -794,7 +794,7 @@ plan_free(struct plan *P)
 {
 	free(P->segs);
 	free(P->sec_offset);
-	free(P->blocks);
+	free(P->shifts);
 	free(P->extents);
 	memset(P, 0, sizeof(*P));
 }
