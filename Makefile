@@ -47,7 +47,8 @@ DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d)
 PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
             src/impact.o src/hugefs.o src/windows.o
 
-UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_hugefs
+UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_geometry \
+             tests/unit/test_impact tests/unit/test_compat tests/unit/test_hugefs
 
 .PHONY: all check demo bench fuzz fuzz-coverage corpus deps install uninstall clean
 
@@ -61,9 +62,10 @@ src/%.o: src/%.c
 	$(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) -MMD -MP \
 	    -c -o $@ $<
 
-tests/unit/%: tests/unit/%.c $(PLAN_OBJS)
+tests/unit/%: tests/unit/%.c tests/unit/fixture.c $(PLAN_OBJS)
 	$(CC) $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -MMD -MP \
-	    $(LDFLAGS) -o $@ $< $(PLAN_OBJS) $(CMOCKA_LIBS) $(LDLIBS)
+	    $(LDFLAGS) -o $@ $< tests/unit/fixture.c $(PLAN_OBJS) $(CMOCKA_LIBS) \
+	    $(LDLIBS)
 
 -include $(DEPS)
 

@@ -35,7 +35,7 @@ struct seg_desc {
 	uint64_t align;
 };
 
-/* Section header: only what the layout needs, plus the whole header for writing. */
+/* Section header, copied out of libelf in host byte order. */
 struct sec_desc {
 	uint32_t name;
 	uint32_t type;

@@ -4,8 +4,9 @@
  * with security.capability last, since any write or chown clears it),
  * fsync, then (after the caller has checked the input once more) rename,
  * and fsync of the directory.  Until the rename the target is
- * untouched; on any failure, or on SIGINT/SIGTERM/SIGHUP, the temporary
- * file is removed.
+ * untouched; on any failure, or on any signal that would end the process
+ * (if its action is still the default), the temporary file is removed,
+ * and a later run sweeps the ones a SIGKILL left (unlocked, older than 2 s).
  */
 #include <dirent.h>
 #include <errno.h>

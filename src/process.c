@@ -1,6 +1,6 @@
 /*
  * One file through the passes: open, read, plan, then the mode's action
- * (rewrite, report or check).  Output goes to the streams given, so that
+ * (rewrite, --report, --check or --warm).  Output goes to the streams given, so that
  * parallel workers can collect it and the runner can print it in order.
  */
 #include <errno.h>

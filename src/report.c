@@ -1,6 +1,8 @@
 /*
- * Formatting only: takes what was read and planned, writes text.  No ELF
- * parsing and no arithmetic beyond what is needed to print.
+ * Formatting of the rewrite's, --report's and --check's results, as text
+ * or JSON lines: it takes what the core read and planned and prints it.
+ * It parses no ELF and decides no verdict (process.c has them from the
+ * core); --warm's and --host's output is in report_runtime.c.
  */
 #include <bsd/libutil.h>
 #include <elf.h>

@@ -1,12 +1,12 @@
 /*
- * Unit tests of the pure modules (segment_pad.c, plan_check.c, compat.c,
- * geometry.c, impact.c) on
- * hand-built segment tables.  The tables copy the shapes real linkers
+ * Unit tests of the planner (segment_pad.c) on hand-built segment tables.  The tables copy the shapes real linkers
  * produce on Debian 12 (docs/loading.md, 'Linker layouts (Debian 12)'):
  * GNU ld with and without -z separate-code, lld, and aarch64 GNU ld with
  * 64 KiB pages.
  *
  * Build: make tests/unit/test_segment_pad (links only the pure modules).
+ * The fixture helpers are in fixture.c; the other pure modules have their
+ * own test_*.c beside this one.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,128 +19,7 @@
 
 #include "elfthp_core.h"
 
-#define K(x) ((uint64_t)(x) << 10)
-#define M(x) ((uint64_t)(x) << 20)
-
-/* What plan_params_make gives x86_64 and aarch64 with 4 KiB pages
- * (test_geometry_targets holds them to it). */
-static const struct plan_params x86 = { .huge_align = M(2),
-	.max_page = K(4), .input_page = K(4), .page = K(4) };
-static const struct plan_params arm64 = { .huge_align = M(2),
-	.max_page = K(64), .input_page = K(4), .page = K(4) };
-
-static struct plan_params
-params_of(const struct plan_request *r)
-{
-	struct plan_params p;
-	const char *why = NULL;
-
-	assert_int_equal(plan_params_make(r, &p, &why), 0);
-	assert_null(why);
-	return p;
-}
-
-/* A file: ELF header and program headers at the front, nothing else. */
-struct fixture {
-	struct elf_layout L;
-	struct seg_desc segs[16];
-	struct sec_desc secs[16];
-	struct plan P;
-	struct plan_error e;
-};
-
-static struct fixture *
-new_file(uint16_t type, uint64_t size)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	f->L.file_size = size;
-	f->L.elfclass = ELFCLASS64;
-	f->L.elfdata = ELFDATA2LSB;
-	f->L.type = type;
-	f->L.machine = EM_X86_64;
-	f->L.ehdr_size = 64;
-	f->L.phoff = 64;
-	f->L.phentsize = 56;
-	f->L.segs = f->segs;
-	f->L.secs = f->secs;
-	return f;
-}
-
-static size_t
-seg(struct fixture *f, uint32_t type, uint32_t flags, uint64_t off,
-    uint64_t vaddr, uint64_t filesz, uint64_t memsz, uint64_t align)
-{
-	size_t i = f->L.nsegs++;
-
-	f->segs[i] = (struct seg_desc){ type, flags, off, vaddr, vaddr,
-	    filesz, memsz, align };
-	return i;
-}
-
-static size_t
-load(struct fixture *f, uint32_t flags, uint64_t off, uint64_t vaddr,
-    uint64_t filesz)
-{
-	return seg(f, PT_LOAD, flags, off, vaddr, filesz, filesz, K(4));
-}
-
-static size_t
-sec(struct fixture *f, uint32_t type, uint64_t flags, uint64_t addr,
-    uint64_t off, uint64_t size, uint64_t align)
-{
-	size_t i = f->L.nsecs++;
-
-	f->secs[i] = (struct sec_desc){ .type = type, .flags = flags,
-	    .addr = addr, .offset = off, .size = size, .addralign = align };
-	return i;
-}
-
-static int
-teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	if (f != NULL) {
-		plan_free(&f->P);
-		free(f);
-	}
-	return 0;
-}
-
-static void
-plan_ok(struct fixture *f, const struct plan_params *p)
-{
-	char msg[256];
-
-	if (plan_build(&f->L, p, &f->P, &f->e) != 0) {
-		plan_strerror(&f->e, msg, sizeof(msg));
-		fail_msg("plan failed: %s", msg);
-	}
-}
-
-static bool
-congruent(uint64_t off, uint64_t vaddr, uint64_t m)
-{
-	return ((off - vaddr) & (m - 1)) == 0;
-}
-
-/* The plan applied: the output's headers, to be planned again. */
-static void
-apply(struct fixture *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->L.nsegs; i++) {
-		f->segs[i].offset = f->P.segs[i].new_offset;
-		f->segs[i].align = f->P.segs[i].new_align;
-	}
-	for (i = 0; i < f->L.nsecs; i++)
-		f->secs[i].offset = f->P.sec_offset[i];
-	f->L.shoff = f->P.new_shoff;
-	f->L.file_size = f->P.new_size;
-	plan_free(&f->P);
-}
+#include "fixture.h"
 
 static void
 test_windows_arithmetic(void **state)
@@ -390,13 +269,6 @@ test_second_plan_is_empty(void **state)
 }
 
 static void
-expect_error(struct fixture *f, enum plan_err code)
-{
-	assert_int_equal(plan_build(&f->L, &x86, &f->P, &f->e), -1);
-	assert_int_equal(f->e.code, code);
-}
-
-static void
 test_rejects_overlapping_loads(void **state)
 {
 	struct fixture *f = *state = new_file(ET_DYN, M(9));
@@ -497,181 +369,6 @@ test_growth_is_bounded(void **state)
 	assert_true(f->e.value > (UINT64_C(1) << 35));
 }
 
-static void
-test_geometry_targets(void **state)
-{
-	struct plan_params p;
-	const char *why;
-
-	p = params_of(&(struct plan_request){ .machine = EM_X86_64 });
-	assert_memory_equal(&p, &x86, sizeof(p));
-	p = params_of(&(struct plan_request){ .machine = EM_AARCH64 });
-	assert_memory_equal(&p, &arm64, sizeof(p));
-	p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
-	    .page_size = K(16) });
-	assert_int_equal(p.huge_align, M(32));
-	assert_int_equal(p.fallback_align, M(2));
-	assert_int_equal(p.min_p_align, K(16));
-	assert_int_equal(p.page, K(16));
-	p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
-	    .page_size = K(16), .readiness_only = true });
-	assert_int_equal(p.min_p_align, 0);
-	p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
-	    .page_size = K(64) });
-	assert_int_equal(p.huge_align, M(2));
-	p = params_of(&(struct plan_request){ .machine = EM_RISCV });
-	assert_int_equal(p.huge_align, M(2));
-	assert_int_equal(plan_params_make(&(struct plan_request){
-	    .machine = EM_X86_64, .page_size = K(16) }, &p, &why), -1);
-	assert_string_equal(why, "page size not supported by this machine");
-	p = params_of(&(struct plan_request){ .machine = EM_X86_64,
-	    .align = M(4) });
-	assert_int_equal(p.huge_align, M(4));
-}
-
-/* A report geometry's plan: its target and page, the file's machine floor. */
-static void
-test_geometry_params(void **state)
-{
-	const struct geometry *g[8];
-	struct plan_params p;
-	size_t n = report_geometries(EM_AARCH64, g, 8), i;
-
-	assert_int_equal(n, 4);
-	for (i = 0; i < n; i++) {
-		p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
-		    .geometry = g[i] });
-		assert_int_equal(p.huge_align, geometry_target(g[i]));
-		assert_int_equal(p.fallback_align, geometry_fallback(g[i]));
-		assert_int_equal(p.page, g[i]->page);
-		assert_true(p.max_page >= K(64) && p.max_page >= g[i]->page);
-		assert_int_equal(p.min_p_align, 0);
-	}
-	assert_int_equal(report_geometries(EM_RISCV, g, 8), 5);
-	assert_string_equal(g[4]->name, "riscv64-4k");
-	assert_ptr_equal(own_geometry(EM_RISCV, 0), g[4]);
-	assert_string_equal(own_geometry(EM_AARCH64, K(16))->name, "arm64-16k");
-	assert_string_equal(own_geometry(EM_PPC64, 0)->name, "x86_64-4k");
-}
-
-/* --page-size 64k: two permissions on one 64 KiB page only a relink fixes. */
-static void
-test_page_size_refuses_shared_page(void **state)
-{
-	struct fixture *f = *state = new_file(ET_DYN, K(64));
-	struct plan_params p = arm64;
-	struct compat_finding cf[8];
-	size_t n, i;
-	bool shared = false;
-
-	f->L.machine = EM_AARCH64;
-	load(f, PF_R | PF_X, 0, 0, 0x87c);
-	load(f, PF_R | PF_W, 0xdc8, 0x1dc8, 0x270);
-	p.min_p_align = K(64);
-	assert_int_equal(plan_build(&f->L, &p, &f->P, &f->e), -1);
-	assert_int_equal(f->e.code, PLAN_PAGE_SHARED);
-	n = compat_findings(&f->L, K(64), cf, 8);
-	for (i = 0; i < n; i++)
-		shared |= cf[i].kind == COMPAT_SHARED;
-	assert_true(shared);
-}
-
-/* --page-size 64k on a fixable file: every PT_LOAD congruent, p_align raised. */
-static void
-test_page_size_fixes_alignment(void **state)
-{
-	struct fixture *f = *state = new_file(ET_DYN, K(256));
-	struct plan_params p = arm64;
-	size_t text, rw;
-
-	f->L.machine = EM_AARCH64;
-	text = load(f, PF_R | PF_X, 0, 0, K(60));
-	rw = load(f, PF_R | PF_W, K(60) + 0x100, K(128) + 0x100, K(4));
-	p.min_p_align = K(64);
-	plan_ok(f, &p);
-	assert_int_equal(f->P.segs[text].new_align, K(64));
-	assert_int_equal(f->P.segs[rw].new_align, K(64));
-	assert_true(congruent(f->P.segs[rw].new_offset, K(128) + 0x100, K(64)));
-}
-
-/*
- * The --report model on the lld layout: text [0x15f0, +8 MiB) has 3 windows.
- * x86_64-4k after: 3 huge + the rest in 4 KiB pages.
- */
-static void
-test_impact_counts_translations(void **state)
-{
-	struct fixture *f = *state = new_file(ET_DYN, 0x5f0 + M(8) + K(8));
-	const struct geometry *g[8];
-	struct geometry_impact imp;
-	struct seg_desc after[16];
-	uint64_t pages, head;
-
-	load(f, PF_R, 0, 0, 0x5f0);
-	load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(8));
-	plan_ok(f, &x86);
-	assert_true(report_geometries(EM_X86_64, g, 8) >= 4);
-	assert_string_equal(g[0]->name, "x86_64-4k");
-	impact_compute(&f->L, &f->P, g[0], after, &imp);
-	pages = (M(8) + K(4)) / K(4);	/* [0x1000, 0x802000) */
-	assert_int_equal(imp.translations_now, pages);
-	head = (M(2) - K(4)) / K(4);	/* [0x1000, 0x200000) */
-	assert_int_equal(imp.translations_after,
-	    3 + head + (pages - head - 3 * 512));
-	assert_int_equal(imp.huge_bytes_now, 0);
-	assert_int_equal(imp.huge_bytes_after, 3 * M(2));
-	assert_int_equal(imp.rss_increase_max, 3 * (M(2) - K(4)));
-	assert_int_equal(imp.aslr_bits_lost, 9);
-	assert_int_equal(imp.file_growth, K(4));
-}
-
-static void
-test_impact_arm64_contiguous_blocks(void **state)
-{
-	struct fixture *f = *state = new_file(ET_EXEC, M(9));
-	const struct geometry *g[8];
-	struct geometry_impact imp;
-	struct seg_desc after[16];
-
-	/* ET_EXEC at 0x400000, already congruent: now == after. */
-	load(f, PF_R | PF_X, 0, 0x400000, M(8) + K(64));
-	plan_ok(f, &arm64);
-	report_geometries(EM_AARCH64, g, 8);
-	assert_string_equal(g[1]->name, "arm64-4k");
-	impact_compute(&f->L, &f->P, g[1], after, &imp);
-	/* 4 windows, one 64 KiB block, no stray pages. */
-	assert_int_equal(imp.translations_now, 4 + 1);
-	assert_int_equal(imp.translations_after, 4 + 1);
-	assert_int_equal(imp.aslr_bits_lost, 0);
-	assert_string_equal(g[3]->name, "arm64-64k");
-	impact_compute(&f->L, &f->P, g[3], after, &imp);
-	/* 512 MiB PMDs are no target: 4 blocks of 2 MiB and one 64 KiB page. */
-	assert_int_equal(imp.translations_now, 4 + 1);
-	assert_int_equal(imp.huge_bytes_now, 0);
-	assert_int_equal(imp.rss_increase_max, 0);
-}
-
-static void
-test_seed_patch_rule(void **state)
-{
-	struct fixture *f = *state = new_file(ET_DYN, M(12));
-	size_t r, text;
-
-	seg(f, PT_INTERP, PF_R, 0x2a8, 0x2a8, 0x1c, 0x1c, 1);
-	f->L.has_interp = true;	/* what the reader sets for PT_INTERP */
-	f->L.flags1_pie = true;	/* and for DF_1_PIE in DT_FLAGS_1 */
-	r = load(f, PF_R, 0, 0, M(4));
-	text = load(f, PF_R | PF_X, M(4), M(4) + K(4), M(6));
-	assert_string_equal(file_kind(&f->L), "pie");
-	assert_true(seed_patch_aligns(&f->L, &f->segs[r], M(2)));
-	/* Congruent but not PMD-aligned: the tool aligns it, the patch does not. */
-	assert_false(seed_patch_aligns(&f->L, &f->segs[text], M(2)));
-	f->L.has_interp = false;
-	f->L.flags1_pie = false;
-	assert_string_equal(file_kind(&f->L), "shared-library");
-	assert_false(seed_patch_aligns(&f->L, &f->segs[r], M(2)));
-}
-
 /* arm64 16 KiB: 32 MiB PMDs where a window exists, else 2 MiB blocks. */
 static void
 test_fallback_target_for_small_segments(void **state)
@@ -725,8 +422,6 @@ test_rejects_shdrs_over_headers(void **state)
 	expect_error(f, PLAN_SHDRS_OVERLAP);
 }
 
-#define T(fn) cmocka_unit_test_teardown(fn, teardown)
-
 int
 main(void)
 {
@@ -752,13 +447,6 @@ main(void)
 		T(test_class32_limit),
 		T(test_class32_address_wraps),
 		T(test_growth_is_bounded),
-		cmocka_unit_test(test_geometry_targets),
-		cmocka_unit_test(test_geometry_params),
-		T(test_page_size_refuses_shared_page),
-		T(test_page_size_fixes_alignment),
-		T(test_impact_counts_translations),
-		T(test_impact_arm64_contiguous_blocks),
-		T(test_seed_patch_rule),
 		T(test_fallback_target_for_small_segments),
 		T(test_floor_alone_changes_nothing),
 		T(test_rejects_shdrs_over_headers),
