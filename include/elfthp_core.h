@@ -191,11 +191,12 @@ struct plan_error {
 };
 
 /* segment_pad.c: the pure planner. */
-struct load_by_addr {
-	uint64_t vaddr;
+struct load_ref {
+	uint64_t key;	/* p_vaddr or p_offset, as sorted */
 	size_t idx;	/* program header index */
 };
-struct load_by_addr *loads_by_addr(const struct elf_layout *, size_t *n);
+struct load_ref *loads_sorted(const struct elf_layout *, bool by_addr,
+    size_t *n);
 uint64_t windows_in(uint64_t vaddr, uint64_t filesz, uint64_t pmd);
 uint64_t max_load_align(const struct elf_layout *, const struct plan *);
 int plan_build(const struct elf_layout *, const struct plan_params *,

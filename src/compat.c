@@ -20,7 +20,7 @@ find_shared_page(const struct elf_layout *L, uint64_t page, size_t *a,
     size_t *b)
 {
 	size_t i, n = 0, prev = SIZE_MAX;
-	struct load_by_addr *v = loads_by_addr(L, &n);
+	struct load_ref *v = loads_sorted(L, true, &n);
 	int found = 0;
 
 	if (v == NULL)

@@ -79,20 +79,13 @@ read_ehdr(int fd, int elfclass, int data, GElf_Ehdr *eh)
 
 	if (read_xlate(fd, 0, ELF_T_EHDR, sizeof(e), elfclass, data, &e) != 0)
 		return -1;
+	*eh = (GElf_Ehdr){ .e_type = e.e_type, .e_machine = e.e_machine,
+		.e_version = e.e_version, .e_entry = e.e_entry,
+		.e_phoff = e.e_phoff, .e_shoff = e.e_shoff, .e_flags = e.e_flags,
+		.e_ehsize = e.e_ehsize, .e_phentsize = e.e_phentsize,
+		.e_phnum = e.e_phnum, .e_shentsize = e.e_shentsize,
+		.e_shnum = e.e_shnum, .e_shstrndx = e.e_shstrndx };
 	memcpy(eh->e_ident, e.e_ident, EI_NIDENT);
-	eh->e_type = e.e_type;
-	eh->e_machine = e.e_machine;
-	eh->e_version = e.e_version;
-	eh->e_entry = e.e_entry;
-	eh->e_phoff = e.e_phoff;
-	eh->e_shoff = e.e_shoff;
-	eh->e_flags = e.e_flags;
-	eh->e_ehsize = e.e_ehsize;
-	eh->e_phentsize = e.e_phentsize;
-	eh->e_phnum = e.e_phnum;
-	eh->e_shentsize = e.e_shentsize;
-	eh->e_shnum = e.e_shnum;
-	eh->e_shstrndx = e.e_shstrndx;
 	return 0;
 }
 
@@ -158,6 +151,23 @@ check_type(const GElf_Ehdr *eh, char *err, size_t n)
 }
 
 /* Section header table: entry size, place, and the real count. */
+/* A table of count entries at off: at most max of them, all in the file. */
+static enum read_status
+check_table(const struct raw_hdr *h, const char *what, uint64_t off,
+    uint64_t count, size_t entsize, unsigned max, char *err, size_t n)
+{
+	if (count > max)
+		return say(err, n, READ_MALFORMED, "%llu %s headers: more than "
+		    "the %u this tool reads", (unsigned long long)count, what,
+		    max);
+	if (count > h->size / entsize || !range_within(off, count * entsize,
+	    h->size))
+		return say(err, n, READ_MALFORMED, "%s header table (%llu "
+		    "entries at 0x%llx) extends past end of file", what,
+		    (unsigned long long)count, (unsigned long long)off);
+	return READ_OK;
+}
+
 static enum read_status
 check_shdrs(int fd, struct raw_hdr *h, char *err, size_t n)
 {
@@ -181,16 +191,8 @@ check_shdrs(int fd, struct raw_hdr *h, char *err, size_t n)
 	h->shnum = eh->e_shnum ? eh->e_shnum : sh0.sh_size;
 	if (eh->e_phnum == PN_XNUM)
 		h->phnum = sh0.sh_info;
-	if (h->shnum > MAX_SHDRS)
-		return say(err, n, READ_MALFORMED, "%llu section headers: more "
-		    "than the %u this tool reads", (unsigned long long)h->shnum,
-		    MAX_SHDRS);
-	if (h->shnum > h->size / entsize ||
-	    !range_within(eh->e_shoff, h->shnum * entsize, h->size))
-		return say(err, n, READ_MALFORMED, "section header table "
-		    "(%llu entries) extends past end of file",
-		    (unsigned long long)h->shnum);
-	return READ_OK;
+	return check_table(h, "section", eh->e_shoff, h->shnum, entsize,
+	    MAX_SHDRS, err, n);
 }
 
 static enum read_status
@@ -208,17 +210,8 @@ check_phdrs(struct raw_hdr *h, char *err, size_t n)
 	if (eh->e_phentsize != entsize)
 		return say(err, n, READ_MALFORMED, "e_phentsize %u is wrong "
 		    "(expected %zu)", eh->e_phentsize, entsize);
-	if (h->phnum > MAX_PHDRS)
-		return say(err, n, READ_MALFORMED, "%llu program headers: more "
-		    "than the %u this tool reads", (unsigned long long)h->phnum,
-		    MAX_PHDRS);
-	if (h->phnum > h->size / entsize ||
-	    !range_within(eh->e_phoff, h->phnum * entsize, h->size))
-		return say(err, n, READ_MALFORMED, "program header table "
-		    "(%llu entries at 0x%llx) extends past end of file",
-		    (unsigned long long)h->phnum,
-		    (unsigned long long)eh->e_phoff);
-	return READ_OK;
+	return check_table(h, "program", eh->e_phoff, h->phnum, entsize,
+	    MAX_PHDRS, err, n);
 }
 
 /* Everything about the headers that can be checked without libelf's reader. */
@@ -250,16 +243,40 @@ read_raw(int fd, struct raw_hdr *h, char *err, size_t n)
 	return check_phdrs(h, err, n);
 }
 
-/*
- * Read `count` entries of `entsize` bytes at `off` in pieces and hand each
- * piece, translated to host order by libelf, to `take`.
- */
-typedef void take_fn(struct elf_layout *, const void *mem, size_t first,
-    size_t num);
+/* The same fields in both classes: one initializer for either. */
+#define SEG_DESC(p) ((struct seg_desc){ (p)->p_type, (p)->p_flags, \
+	(p)->p_offset, (p)->p_vaddr, (p)->p_paddr, (p)->p_filesz, \
+	(p)->p_memsz, (p)->p_align })
+#define SEC_DESC(c) ((struct sec_desc){ (c)->sh_name, (c)->sh_type, \
+	(c)->sh_flags, (c)->sh_addr, (c)->sh_offset, (c)->sh_size, \
+	(c)->sh_link, (c)->sh_info, (c)->sh_addralign, (c)->sh_entsize })
 
+/* Translated entries [first, first + num) of a table into the layout. */
+static void
+take(struct elf_layout *L, Elf_Type type, const void *mem, size_t first,
+    size_t num)
+{
+	bool is64 = L->elfclass == ELFCLASS64;
+	size_t k;
+
+	for (k = 0; k < num; k++)
+		if (type == ELF_T_PHDR)
+			L->segs[first + k] = is64 ?
+			    SEG_DESC((const Elf64_Phdr *)mem + k) :
+			    SEG_DESC((const Elf32_Phdr *)mem + k);
+		else
+			L->secs[first + k] = is64 ?
+			    SEC_DESC((const Elf64_Shdr *)mem + k) :
+			    SEC_DESC((const Elf32_Shdr *)mem + k);
+}
+
+/*
+ * Read `count` entries of `entsize` bytes at `off` in pieces, translated to
+ * host order by libelf, into the layout.
+ */
 static enum read_status
 read_table(int fd, const struct raw_hdr *h, uint64_t off, size_t count,
-    size_t entsize, Elf_Type type, take_fn *take, struct elf_layout *L,
+    size_t entsize, Elf_Type type, struct elf_layout *L,
     char *err, size_t n)
 {
 	_Alignas(8) unsigned char file[TABLE_PIECE * sizeof(Elf64_Shdr)];
@@ -284,59 +301,9 @@ read_table(int fd, const struct raw_hdr *h, uint64_t off, size_t count,
 		    elf32_xlatetom(&dst, &src, data)) == NULL)
 			return say(err, n, READ_MALFORMED, "libelf: %s",
 			    elf_errmsg(-1));
-		take(L, mem, first, num);
+		take(L, type, mem, first, num);
 	}
 	return READ_OK;
-}
-
-static void
-take_phdrs(struct elf_layout *L, const void *mem, size_t first, size_t num)
-{
-	size_t k;
-
-	for (k = 0; k < num; k++) {
-		struct seg_desc *d = &L->segs[first + k];
-
-		if (L->elfclass == ELFCLASS64) {
-			const Elf64_Phdr *p = (const Elf64_Phdr *)mem + k;
-
-			*d = (struct seg_desc){ p->p_type, p->p_flags,
-			    p->p_offset, p->p_vaddr, p->p_paddr, p->p_filesz,
-			    p->p_memsz, p->p_align };
-		} else {
-			const Elf32_Phdr *p = (const Elf32_Phdr *)mem + k;
-
-			*d = (struct seg_desc){ p->p_type, p->p_flags,
-			    p->p_offset, p->p_vaddr, p->p_paddr, p->p_filesz,
-			    p->p_memsz, p->p_align };
-		}
-	}
-}
-
-static void
-take_shdrs(struct elf_layout *L, const void *mem, size_t first, size_t num)
-{
-	size_t k;
-
-	for (k = 0; k < num; k++) {
-		struct sec_desc *d = &L->secs[first + k];
-
-		if (L->elfclass == ELFCLASS64) {
-			const Elf64_Shdr *c = (const Elf64_Shdr *)mem + k;
-
-			*d = (struct sec_desc){ c->sh_name, c->sh_type,
-			    c->sh_flags, c->sh_addr, c->sh_offset, c->sh_size,
-			    c->sh_link, c->sh_info, c->sh_addralign,
-			    c->sh_entsize };
-		} else {
-			const Elf32_Shdr *c = (const Elf32_Shdr *)mem + k;
-
-			*d = (struct sec_desc){ c->sh_name, c->sh_type,
-			    c->sh_flags, c->sh_addr, c->sh_offset, c->sh_size,
-			    c->sh_link, c->sh_info, c->sh_addralign,
-			    c->sh_entsize };
-		}
-	}
 }
 
 static enum read_status
@@ -351,12 +318,12 @@ copy_tables(int fd, const struct raw_hdr *h, struct elf_layout *L, char *err,
 		return say(err, n, READ_SYSERR, "out of memory");
 	L->nsegs = h->phnum;
 	st = read_table(fd, h, h->eh.e_phoff, h->phnum, h->eh.e_phentsize,
-	    ELF_T_PHDR, take_phdrs, L, err, n);
+	    ELF_T_PHDR, L, err, n);
 	if (st != READ_OK || h->shnum == 0)
 		return st;
 	L->nsecs = h->shnum;
 	return read_table(fd, h, h->eh.e_shoff, h->shnum, h->eh.e_shentsize,
-	    ELF_T_SHDR, take_shdrs, L, err, n);
+	    ELF_T_SHDR, L, err, n);
 }
 
 /* DT_FLAGS_1 and DT_SONAME, from one piece of a dynamic section. */

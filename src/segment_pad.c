@@ -20,11 +20,6 @@
 #include "elfthp_core.h"
 #include "elfthp_util.h"
 
-struct load_ref {
-	uint64_t offset;
-	size_t idx;
-};
-
 /* p_align of 0 and 1 both mean "no constraint". */
 static uint64_t
 load_align(const struct seg_desc *s)
@@ -158,16 +153,6 @@ check_segments(const struct elf_layout *L, const struct plan_params *p,
 	return check_shdr_table(L, e);
 }
 
-static int
-cmp_load_ref(const void *a, const void *b)
-{
-	const struct load_ref *x = a, *y = b;
-
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 /* PT_LOADs in file order; overlapping file ranges are refused. */
 static struct load_ref *
 sorted_loads(const struct elf_layout *L, size_t *n, struct plan_error *e)
@@ -176,14 +161,10 @@ sorted_loads(const struct elf_layout *L, size_t *n, struct plan_error *e)
 	size_t i, k = 0, prev = 0;
 	uint64_t end = 0;
 
-	if ((v = calloc(L->nsegs, sizeof(*v))) == NULL) {
+	if ((v = loads_sorted(L, false, &k)) == NULL) {
 		fail(e, PLAN_ENOMEM, 0, 0, 0);
 		return NULL;
 	}
-	for (i = 0; i < L->nsegs; i++)
-		if (L->segs[i].type == PT_LOAD)
-			v[k++] = (struct load_ref){ L->segs[i].offset, i };
-	qsort(v, k, sizeof(*v), cmp_load_ref);
 	for (i = 0; i < k; i++) {
 		const struct seg_desc *s = &L->segs[v[i].idx];
 
@@ -301,16 +282,12 @@ judge_loads(const struct elf_layout *L, const struct plan_params *p,
  * Arrays grow by doubling, their capacity implied by the count (the next
  * power of two): one slot more each time made 65534 PT_LOADs quadratic.
  */
-static bool
-room_for_one(size_t n)
+static void *
+with_room(void *v, size_t n, size_t size)
 {
-	return (n & (n - 1)) == 0;	/* 0, 1, 2, 4, ...: full */
-}
-
-static size_t
-grown(size_t n)
-{
-	return n ? 2 * n : 1;
+	if ((n & (n - 1)) != 0)	/* 0, 1, 2, 4, ...: full */
+		return v;
+	return realloc(v, (n ? 2 * n : 1) * size);
 }
 
 static int
@@ -324,12 +301,9 @@ add_shift(struct plan *P, uint64_t start, uint64_t delta)
 		P->shifts[P->nshifts - 1].delta = delta;
 		return 0;
 	}
-	if (room_for_one(P->nshifts)) {
-		b = realloc(P->shifts, grown(P->nshifts) * sizeof(*b));
-		if (b == NULL)
-			return -1;
-		P->shifts = b;
-	}
+	if ((b = with_room(P->shifts, P->nshifts, sizeof(*b))) == NULL)
+		return -1;
+	P->shifts = b;
 	P->shifts[P->nshifts++] = (struct shift){ start, 0, delta };
 	return 0;
 }
@@ -479,28 +453,26 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 }
 
 /*
- * PT_LOADs by address, to find the one whose memory image holds a
- * SHT_NOBITS section: one sort, then a binary search per section (a scan
- * per section made planning sections x headers).
+ * PT_LOADs sorted by file offset, or by address (to find the one whose
+ * memory image holds a SHT_NOBITS section: one sort, then a binary search
+ * per section, where a scan per section made planning sections x headers).
+ * Ties keep header order.  The caller frees; NULL if out of memory.
+ * compat.c uses it too.
  */
 static int
-cmp_by_addr(const void *a, const void *b)
+cmp_load_ref(const void *a, const void *b)
 {
-	const struct load_by_addr *x = a, *y = b;
+	const struct load_ref *x = a, *y = b;
 
-	if (x->vaddr != y->vaddr)
-		return x->vaddr < y->vaddr ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/*
- * Every PT_LOAD, by address (then header index), in an array the caller
- * frees; NULL if out of memory.  compat.c uses it too.
- */
-struct load_by_addr *
-loads_by_addr(const struct elf_layout *L, size_t *n)
+struct load_ref *
+loads_sorted(const struct elf_layout *L, bool by_addr, size_t *n)
 {
-	struct load_by_addr *v = calloc(L->nsegs ? L->nsegs : 1, sizeof(*v));
+	struct load_ref *v = calloc(L->nsegs ? L->nsegs : 1, sizeof(*v));
 	size_t i;
 
 	*n = 0;
@@ -508,8 +480,9 @@ loads_by_addr(const struct elf_layout *L, size_t *n)
 		return NULL;
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD)
-			v[(*n)++] = (struct load_by_addr){ L->segs[i].vaddr, i };
-	qsort(v, *n, sizeof(*v), cmp_by_addr);
+			v[(*n)++] = (struct load_ref){ by_addr ?
+			    L->segs[i].vaddr : L->segs[i].offset, i };
+	qsort(v, *n, sizeof(*v), cmp_load_ref);
 	return v;
 }
 
@@ -521,7 +494,7 @@ loads_by_addr(const struct elf_layout *L, size_t *n)
 #define HOLDER_LOOKBACK 16
 
 static const struct seg_desc *
-load_holding(const struct elf_layout *L, const struct load_by_addr *v,
+load_holding(const struct elf_layout *L, const struct load_ref *v,
     size_t n, uint64_t addr, size_t *idx)
 {
 	size_t lo = 0, hi = n, k;
@@ -529,7 +502,7 @@ load_holding(const struct elf_layout *L, const struct load_by_addr *v,
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid].vaddr <= addr)
+		if (v[mid].key <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -550,7 +523,7 @@ place_sections(const struct elf_layout *L, struct plan *P,
     struct plan_error *e)
 {
 	size_t i, j, n;
-	struct load_by_addr *v = loads_by_addr(L, &n);
+	struct load_ref *v = loads_sorted(L, true, &n);
 
 	if (v == NULL)
 		return fail(e, PLAN_ENOMEM, 0, 0, 0);
@@ -591,12 +564,9 @@ add_extent(struct plan *P, uint64_t src, uint64_t dst, uint64_t len)
 
 	if (len == 0)
 		return 0;
-	if (room_for_one(P->nextents)) {
-		x = realloc(P->extents, grown(P->nextents) * sizeof(*x));
-		if (x == NULL)
-			return -1;
-		P->extents = x;
-	}
+	if ((x = with_room(P->extents, P->nextents, sizeof(*x))) == NULL)
+		return -1;
+	P->extents = x;
 	P->extents[P->nextents++] = (struct extent){ src, dst, len };
 	return 0;
 }
