@@ -101,9 +101,8 @@ lock_input(struct job *j)
 }
 
 /*
- * Open the input.  For an in-place rewrite, take an exclusive lock and make
- * sure the name still points at the locked file, so that two runs on one
- * file take turns and the second finds the first one's result.
+ * One try at opening the input: a regular file, locked when asked.
+ * open_input checks that the name still points at what was locked.
  */
 static enum step
 open_once(struct job *j, bool lock)
