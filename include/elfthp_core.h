@@ -176,6 +176,7 @@ enum plan_err {
 	PLAN_SPLIT_SECTION,
 	PLAN_SPLIT_SHDRS,
 	PLAN_SHDRS_OVERLAP,
+	PLAN_SHDRS_IN_LOAD,	/* in a PT_LOAD, and sections would move */
 	PLAN_TOO_BIG,
 	PLAN_PAGE_SHARED,
 	PLAN_GROWTH,		/* a header asks for padding beyond the limit */

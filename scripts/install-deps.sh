@@ -9,7 +9,7 @@ BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev zlib1g-dev"
 TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl e2fsprogs
  cmake strace python3 coreutils util-linux xfsprogs btrfs-progs
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
- gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user"
+ gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user golang-go cargo"
 # Peers and timers for make bench.
 BENCH="hyperfine patchelf pax-utils time"
 

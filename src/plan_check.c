@@ -91,8 +91,10 @@ check_load(const struct elf_layout *L, const struct plan_params *p,
 		return bad(e, "PT_LOAD not page-congruent", i);
 	if (touched && !congruent(sp->new_offset, s->vaddr, sp->new_align))
 		return bad(e, "PT_LOAD not congruent modulo its p_align", i);
+	/* p_align places an ET_DYN's base; an ET_EXEC loads where linked. */
 	if (sp->verdict == SEG_ELIGIBLE && (sp->target < (p->fallback_align ?
-	    p->fallback_align : p->huge_align) || sp->new_align < sp->target ||
+	    p->fallback_align : p->huge_align) ||
+	    (sp->new_align < sp->target && L->type != ET_EXEC) ||
 	    !congruent(sp->new_offset, s->vaddr, sp->target)))
 		return bad(e, "eligible PT_LOAD not aligned to the target", i);
 	if (s->filesz > 0 && !within(sp->new_offset, s->filesz, P->new_size))
@@ -153,7 +155,29 @@ ranges_meet(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return alen > 0 && blen > 0 && a < b + blen && b < a + alen;
 }
 
-/* The new section header table must not be written over other headers or segment bytes. */
+/*
+ * The new section header table must not be written over other headers or
+ * segment bytes, except where it is a segment's own bytes: inside the same
+ * PT_LOAD as in the input, at the same place in it, with every entry the
+ * same (no section moved), so that writing it changes nothing there.
+ */
+static bool
+shdrs_inside_as_before(const struct elf_layout *L, const struct plan *P,
+    size_t i, uint64_t len)
+{
+	const struct seg_desc *s = &L->segs[i];
+	size_t k;
+
+	if (L->shoff < s->offset || !within(L->shoff - s->offset, len,
+	    s->filesz) || P->new_shoff - P->segs[i].new_offset !=
+	    L->shoff - s->offset)
+		return false;
+	for (k = 0; k < L->nsecs; k++)
+		if (P->sec_offset[k] != L->secs[k].offset)
+			return false;
+	return true;
+}
+
 static int
 check_shdrs_apart(const struct elf_layout *L, const struct plan *P,
     struct plan_error *e)
@@ -166,7 +190,8 @@ check_shdrs_apart(const struct elf_layout *L, const struct plan *P,
 		return bad(e, "section headers over the program headers", 0);
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD && ranges_meet(P->new_shoff, len,
-		    P->segs[i].new_offset, L->segs[i].filesz))
+		    P->segs[i].new_offset, L->segs[i].filesz) &&
+		    !shdrs_inside_as_before(L, P, i, len))
 			return bad(e, "section headers over a PT_LOAD", i);
 	return 0;
 }
@@ -306,6 +331,11 @@ layout_error(const struct plan_error *e, char *buf, size_t len)
 		else
 			snprintf(buf, len, "section header table (at 0x%llx) "
 			    "overlaps PT_LOAD %zu", v, e->index);
+		break;
+	case PLAN_SHDRS_IN_LOAD:
+		snprintf(buf, len, "the section header table (at 0x%llx) lies "
+		    "inside PT_LOAD %zu, and section %zu would move: its entry "
+		    "would change that segment's bytes", v, e->index, e->other);
 		break;
 	case PLAN_TOO_BIG:
 		snprintf(buf, len, "the rewritten file (%llu bytes) would pass "

@@ -88,8 +88,10 @@ check_one_load(const struct elf_layout *L, const struct seg_desc *s, size_t i,
 
 /*
  * The section header table is rewritten after the program headers and the
- * segments' bytes: sharing bytes with any of them, one write would undo
- * the other.  Linkers never place it so; refuse it.
+ * segments' bytes: sharing bytes with the headers, one write would undo
+ * the other; refuse it.  Inside a PT_LOAD is legal (Go's linker puts it in
+ * the first, after the program headers): there it is that segment's bytes
+ * and moves with them, but only partly inside one is refused.
  */
 static int
 check_shdr_table(const struct elf_layout *L, struct plan_error *e)
@@ -102,10 +104,48 @@ check_shdr_table(const struct elf_layout *L, struct plan_error *e)
 	if (ranges_overlap(L->shoff, len, 0, L->ehdr_size) ||
 	    ranges_overlap(L->shoff, len, L->phoff, L->nsegs * L->phentsize))
 		return fail(e, PLAN_SHDRS_OVERLAP, SIZE_MAX, 0, L->shoff);
-	for (i = 0; i < L->nsegs; i++)
-		if (L->segs[i].type == PT_LOAD && ranges_overlap(L->shoff, len,
-		    L->segs[i].offset, L->segs[i].filesz))
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+
+		if (s->type == PT_LOAD &&
+		    ranges_overlap(L->shoff, len, s->offset, s->filesz) &&
+		    (L->shoff < s->offset ||
+		    !range_within(L->shoff - s->offset, len, s->filesz)))
 			return fail(e, PLAN_SHDRS_OVERLAP, i, 0, L->shoff);
+	}
+	return 0;
+}
+
+/* The PT_LOAD whose file bytes hold the section header table, or SIZE_MAX. */
+static size_t
+load_holding_shdrs(const struct elf_layout *L)
+{
+	uint64_t len = L->nsecs * L->shentsize;
+	size_t i;
+
+	for (i = 0; L->shoff != 0 && len != 0 && i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD && L->shoff >= L->segs[i].offset &&
+		    range_within(L->shoff - L->segs[i].offset, len,
+		    L->segs[i].filesz))
+			return i;
+	return SIZE_MAX;
+}
+
+/*
+ * A table inside a segment is that segment's bytes, which the rewrite never
+ * changes: so no section may move, or its sh_offset would.
+ */
+static int
+check_shdrs_kept(const struct elf_layout *L, const struct plan *P,
+    struct plan_error *e)
+{
+	size_t k = load_holding_shdrs(L), i;
+
+	if (k == SIZE_MAX)
+		return 0;
+	for (i = 0; i < L->nsecs; i++)
+		if (P->sec_offset[i] != L->secs[i].offset)
+			return fail(e, PLAN_SHDRS_IN_LOAD, k, i, L->shoff);
 	return 0;
 }
 
@@ -446,7 +486,10 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 				return fail(e, PLAN_NOT_CONGRUENT, i, 0,
 				    p->min_p_align);
 		}
-		if (sp->verdict == SEG_ELIGIBLE)
+		/* ET_EXEC loads at its linked addresses, so p_align places
+		 * nothing: a segment congruent as it is keeps its own. */
+		if (sp->verdict == SEG_ELIGIBLE &&
+		    !(L->type == ET_EXEC && sp->congruent_now))
 			sp->new_align = max_u64(sp->new_align, sp->target);
 	}
 	return 0;
@@ -554,7 +597,7 @@ place_sections(const struct elf_layout *L, struct plan *P,
 		if (!stays_whole(P, L->shoff, L->nsecs * L->shentsize))
 			return fail(e, PLAN_SPLIT_SHDRS, 0, 0, L->shoff);
 	}
-	return 0;
+	return check_shdrs_kept(L, P, e);
 }
 
 static int

@@ -422,6 +422,70 @@ test_rejects_shdrs_over_headers(void **state)
 	expect_error(f, PLAN_SHDRS_OVERLAP);
 }
 
+/*
+ * Go's linker: the section header table inside the first PT_LOAD, after the
+ * program headers.  Legal: it is that segment's bytes, so the plan keeps it
+ * there and the verifier accepts it, as long as no section moves.
+ */
+static void
+test_go_shdrs_inside_first_load(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(5));
+	size_t text;
+	char msg[256];
+
+	text = load(f, PF_R | PF_X, 0, M(4), M(3));
+	load(f, PF_R, M(3), M(7), M(1));
+	f->L.shoff = 0x200;
+	f->L.shentsize = 64;
+	sec(f, SHT_NULL, 0, 0, 0, 0, 0);
+	sec(f, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, M(4) + K(4), K(4),
+	    M(3) - K(4), 16);
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.new_shoff, 0x200);
+	assert_int_equal(f->P.segs[text].new_offset, 0);
+	assert_int_equal(f->P.segs[text].new_align, M(2));	/* header only */
+	assert_int_equal(f->P.new_size, f->L.file_size);
+	if (plan_verify(&f->L, &x86, &f->P, &f->e) != 0) {
+		plan_strerror(&f->e, msg, sizeof(msg));
+		fail_msg("verify: %s", msg);
+	}
+}
+
+/* Inside a PT_LOAD whose sections must move: its bytes would change. */
+static void
+test_shdrs_inside_a_moving_load(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, 0x5f0 + M(8) + K(8));
+	uint64_t text_off = 0x5f0;
+
+	load(f, PF_R, 0, 0, text_off);
+	load(f, PF_R | PF_X, text_off, text_off + K(4), M(8));
+	f->L.shoff = text_off + M(4);	/* in the middle of the text */
+	f->L.shentsize = 64;
+	sec(f, SHT_NULL, 0, 0, 0, 0, 0);
+	sec(f, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, text_off + K(4),
+	    text_off, M(4), 16);
+	expect_error(f, PLAN_SHDRS_IN_LOAD);
+	assert_int_equal(f->e.index, 1);
+	assert_int_equal(f->e.other, 1);
+}
+
+/* Partly inside a PT_LOAD: across its end. */
+static void
+test_shdrs_across_a_load_end(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(5));
+
+	load(f, PF_R | PF_X, 0, 0, M(3));
+	f->L.shoff = M(3) - 64;
+	f->L.shentsize = 64;
+	sec(f, SHT_NULL, 0, 0, 0, 0, 0);
+	sec(f, SHT_PROGBITS, 0, 0, M(4), 16, 1);
+	expect_error(f, PLAN_SHDRS_OVERLAP);
+	assert_int_equal(f->e.index, 0);
+}
+
 int
 main(void)
 {
@@ -450,6 +514,9 @@ main(void)
 		T(test_fallback_target_for_small_segments),
 		T(test_floor_alone_changes_nothing),
 		T(test_rejects_shdrs_over_headers),
+		T(test_go_shdrs_inside_first_load),
+		T(test_shdrs_inside_a_moving_load),
+		T(test_shdrs_across_a_load_end),
 	};
 
 	return cmocka_run_group_tests_name("planner", tests, NULL, NULL);
