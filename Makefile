@@ -16,6 +16,7 @@
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/elfthp-align
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
 
@@ -96,13 +97,17 @@ deps:
 	@sh scripts/install-deps.sh
 
 install: elfthp-align
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(DATADIR)
 	install -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
 	install -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
+	install -m 755 examples/cargo/elfthp-link $(DESTDIR)$(DATADIR)/elfthp-link
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/elfthp-align \
-	    $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
+	    $(DESTDIR)$(MANDIR)/man1/elfthp-align.1 \
+	    $(DESTDIR)$(DATADIR)/elfthp-link
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
 	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(DEPS)

@@ -52,6 +52,7 @@ struct options {
 	bool recursive;
 	bool one_fs;		/* -x: stay on the device of each argument */
 	bool no_sync;		/* --no-sync: in place, no fsync before the rename */
+	bool break_hardlinks;	/* in place: replace this name of several */
 	bool sync;		/* --sync: -o too fsyncs before the rename */
 	int verbose;
 	unsigned jobs;

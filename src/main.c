@@ -9,6 +9,7 @@
  */
 #include <bsd/stdlib.h>
 #include <err.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ enum {
 	OPT_WARM,
 	OPT_HOST,
 	OPT_LOCK_TIMEOUT,
+	OPT_BREAK_HARDLINKS,
 };
 
 static const struct option longopts[] = {
@@ -51,6 +53,7 @@ static const struct option longopts[] = {
 	{ "warm", no_argument, NULL, OPT_WARM },
 	{ "host", no_argument, NULL, OPT_HOST },
 	{ "lock-timeout", required_argument, NULL, OPT_LOCK_TIMEOUT },
+	{ "break-hardlinks", no_argument, NULL, OPT_BREAK_HARDLINKS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -64,7 +67,7 @@ usage(FILE *f)
 	    "[--page-size 4k|16k|64k]\n"
 	    "                    [--align size] [--sync | --no-sync] "
 	    "[--lock-timeout s]\n"
-	    "                    path ...\n"
+	    "                    [--break-hardlinks] path ...\n"
 	    "       elfthp-align --report [--format text|json] "
 	    "[--page-size 4k|16k|64k]\n"
 	    "                    file ...\n"
@@ -102,6 +105,9 @@ help(void)
 	    "(build outputs)\n"
 	    "      --lock-timeout S   in place: wait S seconds for another run "
 	    "(default 60)\n"
+	    "      --break-hardlinks  in place: replace this name only; other "
+	    "links keep\n"
+	    "                         the old file (Cargo's target/release)\n"
 	    "      --report           print the expected iTLB and RSS impact, "
 	    "write nothing\n"
 	    "      --check            audit: exit 1 if a file would be "
@@ -180,6 +186,7 @@ parse_long(struct options *o, int ch, const char *arg)
 			errx(EXIT_USAGE, "--lock-timeout: '%s' is %s (0 to 86400 "
 			    "seconds)", arg, errstr);
 		break;
+	case OPT_BREAK_HARDLINKS: o->break_hardlinks = true; break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
@@ -262,6 +269,12 @@ validate(const struct options *o, int nargs)
 		errx(EXIT_USAGE, "--report and --host take files, not -r");
 	if (o->output != NULL && (nargs != 1 || o->recursive))
 		errx(EXIT_USAGE, "-o takes exactly one input file");
+	if (o->output != NULL && strcmp(o->output, "-") == 0)
+		errx(EXIT_USAGE, "-o -: the output is renamed into place, so it "
+		    "must be a file, not standard output");
+	if (o->break_hardlinks && (!rewriting || o->output != NULL))
+		errx(EXIT_USAGE, "--break-hardlinks applies to rewriting in "
+		    "place");
 	if (rewriting && o->format == FORMAT_JSON)
 		errx(EXIT_USAGE, "--format json applies to --report, --check, "
 		    "--warm, --host and --pid");
@@ -271,6 +284,10 @@ int
 main(int argc, char **argv)
 {
 	struct options o = { .lock_timeout = 60 };
+
+	/* err(3) and errx(3) name the program as invoked; messages name the tool. */
+	program_invocation_name = program_invocation_short_name =
+	    (char *)"elfthp-align";
 
 	parse_options(argc, argv, &o);
 	validate(&o, argc - optind);

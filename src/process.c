@@ -370,10 +370,12 @@ write_result(struct job *j)
 	char *final = NULL;
 	enum step c;
 
-	if (output == NULL && j->st.st_nlink > 1)
+	/* Like sed -i: asked to, replace this name; the others keep the old file. */
+	if (output == NULL && j->st.st_nlink > 1 && !j->o->break_hardlinks)
 		return file_error(j, "has %ju hard links; replacing it would "
-		    "split them (write elsewhere with -o)",
-		    (uintmax_t)j->st.st_nlink);
+		    "split them: --break-hardlinks replaces just this name "
+		    "(Cargo hard-links target/*/NAME to deps/NAME-HASH), or "
+		    "write elsewhere with -o", (uintmax_t)j->st.st_nlink);
 	if (output != NULL && output_path(j, output, &final) != STEP_OK)
 		return STEP_STOP;
 	c = write_new(j, final ? final : j->path, output == NULL);

@@ -190,7 +190,10 @@ expand_arg(struct work *w, const char *arg)
 	char *copy;
 	int dfd;
 
-	if (w->o->recursive && stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (!w->o->recursive)
+			return walk_error(w, arg, "is a directory (give -r to "
+			    "walk it)");
 		dfd = open(arg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
 			return walk_error(w, arg, strerror(errno));
