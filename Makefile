@@ -41,7 +41,8 @@ OBJS = $(SRCS:.c=.o)
 PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
             src/impact.o src/hugefs.o src/windows.o
 
-UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_hugefs
+UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_hugefs \
+             tests/unit/test_plan_check
 
 .PHONY: all check demo bench fuzz fuzz-coverage corpus deps install clean
 
