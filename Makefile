@@ -43,6 +43,11 @@ PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
 
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_hugefs \
              tests/unit/test_plan_check
+# The write pass on images it builds with libelf: every object but main.o,
+# and the output writes wrapped so that it can make the Nth one fail.
+WRITE_TESTS = tests/test_rewrite
+WRITE_OBJS  = $(filter-out src/main.o,$(OBJS))
+WRITE_WRAP  = -Wl,--wrap=pwrite64,--wrap=pwrite,--wrap=copy_file_range
 
 .PHONY: all check demo bench fuzz fuzz-coverage corpus deps install clean
 
@@ -58,8 +63,16 @@ tests/unit/%: tests/unit/%.c $(PLAN_OBJS) include/elfthp.h
 	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) \
 	    -o $@ $< $(PLAN_OBJS) $(CMOCKA_LIBS)
 
-check: elfthp-align $(UNIT_TESTS)
-	@sh tests/run.sh $(UNIT_TESTS)
+# $(call link_write_test,OBJECTS)
+link_write_test = $(CC) $(CPPFLAGS) $(ELF_CFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) \
+	$(WARN) $(LDFLAGS) $(WRITE_WRAP) -o $@ $< $(1) $(ELF_LIBS) \
+	$(CMOCKA_LIBS) -lpthread
+
+tests/test_rewrite: tests/test_rewrite.c $(WRITE_OBJS) include/elfthp.h
+	$(call link_write_test,$(WRITE_OBJS))
+
+check: elfthp-align $(UNIT_TESTS) $(WRITE_TESTS)
+	@sh tests/run.sh $(UNIT_TESTS) $(WRITE_TESTS)
 
 demo: elfthp-align
 	@sh examples/demo.sh
@@ -90,5 +103,5 @@ install: elfthp-align
 	install -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
 
 clean:
-	rm -f elfthp-align $(OBJS) $(UNIT_TESTS)
+	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(WRITE_TESTS)
 	rm -rf tests/build
