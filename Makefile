@@ -2,6 +2,10 @@
 #
 #   make            build ./elfthp-align
 #   make check      unit tests, then integration tests on fixtures built here
+#   make mutation   the unit and write-pass tests again, built in build/mutant
+#                   with plan_verify stubbed to `return 0` (src/plan_check.c,
+#                   -DELFTHP_MUTANT_VERIFY): succeeds only if some of them
+#                   fail, and names them; fails if all pass with the mutant
 #   make demo       rewrite an embedded example and show what changed
 #   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
 #   make fuzz       libFuzzer, both harnesses, FUZZ_SECONDS each (default 60)
@@ -49,7 +53,7 @@ WRITE_TESTS = tests/test_rewrite
 WRITE_OBJS  = $(filter-out src/main.o,$(OBJS))
 WRITE_WRAP  = -Wl,--wrap=pwrite64,--wrap=pwrite,--wrap=copy_file_range
 
-.PHONY: all check demo bench fuzz fuzz-coverage corpus deps install clean
+.PHONY: all check mutation demo bench fuzz fuzz-coverage corpus deps install clean
 
 all: elfthp-align
 
@@ -73,6 +77,32 @@ tests/test_rewrite: tests/test_rewrite.c $(WRITE_OBJS) include/elfthp.h
 
 check: elfthp-align $(UNIT_TESTS) $(WRITE_TESTS)
 	@sh tests/run.sh $(UNIT_TESTS) $(WRITE_TESTS)
+
+# The mutant: only plan_check.o differs, and it lives in build/mutant, so
+# the normal objects and test binaries are never touched.
+MUTANT            = build/mutant
+MUTANT_CHECK      = $(MUTANT)/plan_check.o
+MUTANT_PLAN_OBJS  = $(filter-out src/plan_check.o,$(PLAN_OBJS)) $(MUTANT_CHECK)
+MUTANT_WRITE_OBJS = $(filter-out src/plan_check.o,$(WRITE_OBJS)) $(MUTANT_CHECK)
+MUTANT_TESTS      = $(addprefix $(MUTANT)/,$(UNIT_TESTS) $(WRITE_TESTS))
+
+$(MUTANT_CHECK): src/plan_check.c include/elfthp.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) $(WARN) -DELFTHP_MUTANT_VERIFY \
+	    -c -o $@ $<
+
+$(MUTANT)/tests/unit/%: tests/unit/%.c $(MUTANT_PLAN_OBJS) include/elfthp.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) \
+	    -o $@ $< $(MUTANT_PLAN_OBJS) $(CMOCKA_LIBS)
+
+$(MUTANT)/tests/test_rewrite: tests/test_rewrite.c $(MUTANT_WRITE_OBJS) \
+    include/elfthp.h
+	@mkdir -p $(@D)
+	$(call link_write_test,$(MUTANT_WRITE_OBJS))
+
+mutation: $(MUTANT_TESTS)
+	@sh tests/mutation.sh $(MUTANT_TESTS)
 
 demo: elfthp-align
 	@sh examples/demo.sh
@@ -104,4 +134,4 @@ install: elfthp-align
 
 clean:
 	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(WRITE_TESTS)
-	rm -rf tests/build
+	rm -rf tests/build build
