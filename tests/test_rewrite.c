@@ -18,7 +18,8 @@
  * (-Wl,--wrap=...): the Nth output write fails with ENOSPC, for every N
  * a rewrite makes.  Then -o leaves no destination, in place leaves the
  * original byte for byte, and neither leaves a temporary file behind.
- * RLIMIT_FSIZE (SIGXFSZ ignored) makes the kernel refuse a write too.
+ * RLIMIT_FSIZE below the output's size (SIGXFSZ ignored) makes the
+ * kernel refuse too: EFBIG, at the ftruncate that sizes the output first.
  *
  * Build: make tests/test_rewrite (links every object but src/main.o).
  */
@@ -1093,7 +1094,11 @@ test_in_place_write_fails(void **state)
 	assert_false(same_bytes(im.path, keep));
 }
 
-/* The kernel refuses: RLIMIT_FSIZE below the output's size. */
+/*
+ * The kernel refuses: RLIMIT_FSIZE below the output's size.  The write
+ * pass sizes the output before it writes a byte, so it is that ftruncate
+ * which fails (EFBIG, SIGXFSZ ignored), for -o and in place alike.
+ */
 static void
 test_file_size_limit(void **state)
 {
