@@ -1,7 +1,8 @@
 # elfthp-align
 #
 #   make            build ./elfthp-align
-#   make check      unit tests, then integration tests on fixtures built here
+#   make check      unit tests (tests/unit/, tests/test_rewrite), then
+#                   integration tests on fixtures built here
 #   make mutation   the unit and write-pass tests again, built in build/mutant
 #                   with plan_verify stubbed to `return 0` (src/plan_check.c,
 #                   -DELFTHP_MUTANT_VERIFY): succeeds only if some of them
