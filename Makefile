@@ -1,7 +1,12 @@
 # elfthp-align
 #
 #   make            build ./elfthp-align
-#   make check      unit tests, then integration tests on fixtures built here
+#   make check      unit tests (tests/unit/, tests/test_rewrite), then
+#                   integration tests on fixtures built here
+#   make mutation   the unit and write-pass tests again, built in build/mutant
+#                   with plan_verify stubbed to `return 0` (src/plan_check.c,
+#                   -DELFTHP_MUTANT_VERIFY): succeeds only if some of them
+#                   fail, and names them; fails if all pass with the mutant
 #   make demo       rewrite an embedded example and show what changed
 #   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
 #   make fuzz       libFuzzer, both harnesses, FUZZ_SECONDS each (default 60)
@@ -43,15 +48,22 @@ SRCS = src/main.c src/process.c src/runner.c src/elf_read.c \
        src/pagecache.c src/warm.c src/host.c src/report_runtime.c \
        src/error_text.c
 OBJS = $(SRCS:.c=.o)
-DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d)
+DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d) $(WRITE_TESTS:=.d)
 # What the planner unit tests link: the pure modules only.
 PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
             src/impact.o src/hugefs.o src/windows.o
 
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_geometry \
-             tests/unit/test_impact tests/unit/test_compat tests/unit/test_hugefs
+             tests/unit/test_impact tests/unit/test_compat \
+             tests/unit/test_hugefs tests/unit/test_plan_check
+# The write pass on images it builds with libelf: every object but main.o,
+# and the output writes wrapped so that it can make the Nth one fail.
+WRITE_TESTS = tests/test_rewrite
+WRITE_OBJS  = $(filter-out src/main.o,$(OBJS))
+WRITE_WRAP  = -Wl,--wrap=pwrite64,--wrap=pwrite,--wrap=copy_file_range
 
-.PHONY: all check demo bench fuzz fuzz-coverage corpus deps install uninstall clean
+.PHONY: all check mutation demo bench fuzz fuzz-coverage corpus deps install \
+        uninstall clean
 
 all: elfthp-align
 
@@ -70,8 +82,42 @@ tests/unit/%: tests/unit/%.c tests/unit/fixture.c $(PLAN_OBJS)
 
 -include $(DEPS)
 
-check: elfthp-align $(UNIT_TESTS)
-	@sh tests/run.sh $(UNIT_TESTS)
+# $(call link_write_test,OBJECTS)
+link_write_test = $(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) \
+	$(ELF_CFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -MMD -MP $(LDFLAGS) \
+	$(WRITE_WRAP) -o $@ $< $(1) $(ELF_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
+
+tests/test_rewrite: tests/test_rewrite.c $(WRITE_OBJS)
+	$(call link_write_test,$(WRITE_OBJS))
+
+check: elfthp-align $(UNIT_TESTS) $(WRITE_TESTS)
+	@sh tests/run.sh $(UNIT_TESTS) $(WRITE_TESTS)
+
+# The mutant: only plan_check.o differs, and it lives in build/mutant, so
+# the normal objects and test binaries are never touched.
+MUTANT            = build/mutant
+MUTANT_CHECK      = $(MUTANT)/plan_check.o
+MUTANT_PLAN_OBJS  = $(filter-out src/plan_check.o,$(PLAN_OBJS)) $(MUTANT_CHECK)
+MUTANT_WRITE_OBJS = $(filter-out src/plan_check.o,$(WRITE_OBJS)) $(MUTANT_CHECK)
+MUTANT_TESTS      = $(addprefix $(MUTANT)/,$(UNIT_TESTS) $(WRITE_TESTS))
+
+$(MUTANT_CHECK): src/plan_check.c src/plan_check.o
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) \
+	    -DELFTHP_MUTANT_VERIFY -c -o $@ $<
+
+$(MUTANT)/tests/unit/%: tests/unit/%.c tests/unit/fixture.c $(MUTANT_PLAN_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) \
+	    $(LDFLAGS) -o $@ $< tests/unit/fixture.c $(MUTANT_PLAN_OBJS) \
+	    $(CMOCKA_LIBS) $(LDLIBS)
+
+$(MUTANT)/tests/test_rewrite: tests/test_rewrite.c $(MUTANT_WRITE_OBJS)
+	@mkdir -p $(@D)
+	$(call link_write_test,$(MUTANT_WRITE_OBJS))
+
+mutation: $(MUTANT_TESTS)
+	@sh tests/mutation.sh $(MUTANT_TESTS)
 
 demo: elfthp-align
 	@sh examples/demo.sh
@@ -110,5 +156,5 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
-	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(DEPS)
-	rm -rf tests/build
+	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(WRITE_TESTS) $(DEPS)
+	rm -rf tests/build build
