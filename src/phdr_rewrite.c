@@ -351,9 +351,9 @@ patch_table(int in, uint64_t from, int out, uint64_t to, size_t count,
 			edit(L, P, mem, k, first + k);
 		if (xlate(L, type, file, mem, bytes, true) != 0)
 			return error_text(err, n, "libelf: %s", elf_errmsg(-1));
-		if (pwrite(out, file, bytes, (off_t)(to + first * entsize)) !=
-		    (ssize_t)bytes)
-			return error_text(err, n, "write: %s", strerror(errno));
+		if (write_all(out, file, bytes, to + first * entsize, err,
+		    n) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -375,9 +375,7 @@ patch_ehdr(int in, int out, const struct elf_layout *L, const struct plan *P,
 		((Elf64_Ehdr *)mem)->e_shoff = P->new_shoff;
 	if (xlate(L, ELF_T_EHDR, file, mem, bytes, true) != 0)
 		return error_text(err, n, "libelf: %s", elf_errmsg(-1));
-	if (pwrite(out, file, bytes, 0) != (ssize_t)bytes)
-		return error_text(err, n, "write: %s", strerror(errno));
-	return 0;
+	return write_all(out, file, bytes, 0, err, n);
 }
 
 int

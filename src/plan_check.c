@@ -105,6 +105,7 @@ check_load(const struct elf_layout *L, const struct plan_params *p,
 struct range {
 	uint64_t start;
 	uint64_t end;
+	size_t idx;	/* program header index */
 };
 
 static int
@@ -137,13 +138,13 @@ check_load_ranges(const struct elf_layout *L, const struct plan *P,
 			first_new = P->segs[i].new_offset;
 		}
 		r[n++] = (struct range){ P->segs[i].new_offset,
-		    P->segs[i].new_offset + s->filesz };
+		    P->segs[i].new_offset + s->filesz, i };
 	}
 	qsort(r, n, sizeof(*r), cmp_range);
-	for (i = 1; i < n; i++)
+	for (i = 1; i < n && rc == 0; i++)
 		if (r[i].start < r[i - 1].end)
-			rc = bad(e, "PT_LOAD file ranges overlap", i);
-	if (n > 0 && first_old != first_new)
+			rc = bad(e, "PT_LOAD file ranges overlap", r[i].idx);
+	if (rc == 0 && n > 0 && first_old != first_new)
 		rc = bad(e, "the first PT_LOAD moved", 0);
 	free(r);
 	return rc;
@@ -185,14 +186,21 @@ check_shdrs_apart(const struct elf_layout *L, const struct plan *P,
 	uint64_t len = L->nsecs * L->shentsize;
 	size_t i;
 
-	if (ranges_meet(P->new_shoff, len, 0, L->phoff + L->nsegs *
-	    L->phentsize))
+	/* The program headers may come after the section headers: apart. */
+	if (ranges_meet(P->new_shoff, len, 0, L->ehdr_size) ||
+	    ranges_meet(P->new_shoff, len, L->phoff, L->nsegs * L->phentsize))
 		return bad(e, "section headers over the program headers", 0);
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD && ranges_meet(P->new_shoff, len,
 		    P->segs[i].new_offset, L->segs[i].filesz) &&
 		    !shdrs_inside_as_before(L, P, i, len))
 			return bad(e, "section headers over a PT_LOAD", i);
+	for (i = 0; i < L->nsecs; i++)
+		if (L->secs[i].type != SHT_NOBITS && ranges_meet(P->new_shoff,
+		    len, P->sec_offset[i], L->secs[i].size) &&
+		    !(L->shoff >= L->secs[i].offset && P->new_shoff -
+		    P->sec_offset[i] == L->shoff - L->secs[i].offset))
+			return bad(e, "section headers over a section", i);
 	return 0;
 }
 
@@ -211,13 +219,35 @@ check_sections(const struct elf_layout *L, const struct plan *P,
 		if (!copied(P, c->offset, P->sec_offset[i], c->size))
 			return bad(e, "section bytes not preserved", i);
 	}
-	if (L->shoff == 0)
-		return 0;
+	if (L->shoff == 0)	/* and the ELF header must say so still */
+		return P->new_shoff == 0 ? 0 :
+		    bad(e, "section header table made up", 0);
 	/* It keeps its alignment (whatever it was): it moves by whole words. */
 	if (P->new_shoff < L->shoff || (P->new_shoff - L->shoff) % align != 0 ||
 	    !within(P->new_shoff, L->nsecs * L->shentsize, P->new_size))
 		return bad(e, "section header table misplaced", 0);
 	return check_shdrs_apart(L, P, e);
+}
+
+/* ELFCLASS32 fields hold 32 bits: every new offset must fit in them. */
+static int
+check_class32(const struct elf_layout *L, const struct plan *P,
+    struct plan_error *e)
+{
+	size_t i;
+
+	if (L->elfclass != ELFCLASS32)
+		return 0;
+	if (P->new_size > (UINT64_C(1) << 32) || P->new_shoff > UINT32_MAX)
+		return bad(e, "ELFCLASS32 file past 4 GiB", 0);
+	for (i = 0; i < L->nsegs; i++)
+		if (P->segs[i].new_offset > UINT32_MAX ||
+		    P->segs[i].new_align > UINT32_MAX)
+			return bad(e, "ELFCLASS32 offset past 4 GiB", i);
+	for (i = 0; i < L->nsecs; i++)
+		if (P->sec_offset[i] > UINT32_MAX)
+			return bad(e, "ELFCLASS32 section offset past 4 GiB", i);
+	return 0;
 }
 
 int
@@ -245,7 +275,7 @@ plan_verify(const struct elf_layout *L, const struct plan_params *p,
 		if (s->type == PT_LOAD && check_load(L, p, P, i, e) != 0)
 			return -1;
 	}
-	if (check_load_ranges(L, P, e) != 0)
+	if (check_load_ranges(L, P, e) != 0 || check_class32(L, P, e) != 0)
 		return -1;
 	return check_sections(L, P, e);
 }

@@ -671,7 +671,7 @@ test_load_ranges_overlap(void **state)
 	/* The note, inside the R segment, made a PT_LOAD of its own: its
 	 * bytes are copied and congruent, but it shares them with R. */
 	f->segs[f->note].type = PT_LOAD;
-	refused(f, "PT_LOAD file ranges overlap", SIZE_MAX);
+	refused(f, "PT_LOAD file ranges overlap", f->note);
 	put_back(f);
 }
 
@@ -778,6 +778,71 @@ test_no_shdr_table_plan_accepted(void **state)
 
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
+/* The section header table over a section that lies in no segment. */
+static void
+test_shdrs_over_a_section(void **state)
+{
+	struct fixture *f = lld_plan(state);
+
+	/* Planned onto .symtab from a place before it, moved by whole words. */
+	f->P.new_shoff = f->P.sec_offset[f->s_symtab];
+	f->L.shoff = f->secs[f->s_symtab].offset - f->L.nsecs * 64 - 8;
+	refused(f, "section headers over a section", f->s_symtab);
+	put_back(f);
+}
+
+/* No section header table in the input: the plan may not invent one. */
+static void
+test_shdr_table_made_up(void **state)
+{
+	struct fixture *f = *state = new_fixture(ELFCLASS64, EM_X86_64);
+
+	lld_layout(f);
+	f->L.nsecs = 0;
+	f->L.file_size = f->L.shoff;
+	f->L.shoff = 0;
+	planned(f);
+	f->P.new_shoff = f->P.new_size - 64;
+	refused(f, "section header table made up", 0);
+	put_back(f);
+}
+
+/* ELFCLASS32 offsets are 32 bits: a plan past 4 GiB cannot be written. */
+static void
+test_class32_past_4g(void **state)
+{
+	struct fixture *f = *state = new_fixture(ELFCLASS32, EM_386);
+
+	lld_layout(f);
+	planned(f);
+	f->P.segs[f->stack].new_offset = UINT64_C(1) << 32;
+	refused(f, "ELFCLASS32 offset past 4 GiB", f->stack);
+	put_back(f);
+	f->P.new_size = (UINT64_C(1) << 32) + 1;
+	refused(f, "ELFCLASS32 file past 4 GiB", 0);
+	put_back(f);
+}
+
+/*
+ * Program headers after the section headers (some post-link tools move
+ * them to the end): the ELF header and the program headers are two ranges,
+ * and a table between them is not over either.
+ */
+static void
+test_phdrs_after_shdrs_accepted(void **state)
+{
+	struct fixture *f = *state = new_fixture(ELFCLASS64, EM_X86_64);
+	uint64_t phoff = f->L.file_size;
+
+	lld_layout(f);
+	phoff = f->L.file_size;
+	f->L.phoff = phoff;
+	f->L.file_size += f->L.nsegs * f->L.phentsize;
+	f->segs[f->phdr].offset = phoff;
+	planned(f);
+	assert_int_equal(f->P.new_shoff, f->L.shoff);
+}
+
 int
 main(void)
 {
@@ -816,6 +881,10 @@ main(void)
 		T(test_shdrs_over_program_headers),
 		T(test_shdrs_over_a_load),
 		T(test_no_shdr_table_plan_accepted),
+		T(test_shdrs_over_a_section),
+		T(test_shdr_table_made_up),
+		T(test_class32_past_4g),
+		T(test_phdrs_after_shdrs_accepted),
 	};
 
 	return cmocka_run_group_tests_name("plan_verify", tests, NULL, NULL);
