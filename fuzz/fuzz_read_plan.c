@@ -11,7 +11,7 @@
  *                                       with and without min_p_align (--check)
  *   impact_compute                      for every geometry --report covers,
  *                                       with the plan that geometry calls for
- *   compat_findings                     for 4k, 16k and 64k pages
+ *   compat_report, readiness_findings   for 4k, 16k and 64k pages
  * then everything is freed.  A plan that plan_build accepted must pass
  * plan_verify again (it is pure), and its extents must stay inside both
  * files; anything else aborts, so the fuzzer reports it as a crash.
@@ -200,35 +200,35 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (layout_read(in_fd, &L, msg, sizeof(msg)) != READ_OK)
 		return 0;
 	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
-		struct compat_finding f[MAX_FINDINGS];
+		/* --check plans with the rewrite's params: one plan each. */
+		const struct plan_request r = { .machine = L.machine,
+			.page_size = pages[i] };
+		struct finding f[MAX_FINDINGS];
 		struct plan_params params;
 		struct plan P;
 		struct plan_error e;
+		enum file_class verdict;
 		const char *why;
-		int check;
+		size_t n;
 
 		if (pages[i] != 0)
-			(void)compat_findings(&L, pages[i], f, MAX_FINDINGS);
-		for (check = 0; check < 2; check++) {
-			/* The rewrite's params, then --check's. */
-			const struct plan_request r = { .machine = L.machine,
-				.page_size = pages[i], .readiness_only = check };
-
-			if (plan_params_make(&r, &params, &why) != 0)
-				continue;
-			if (plan_build(&L, &params, &P, &e) != 0) {
-				plan_strerror(&e, msg, sizeof(msg));
-				continue;
-			}
-			check_plan(&L, &params, &P);
-			if (i == 0 && !check)
-				impacts(&L, &P);
-#ifdef FUZZ_WRITE
-			if (!check)
-				write_and_reread(&L, &params, &P);
-#endif
-			plan_free(&P);
+			(void)compat_report(&L, pages[i], f, MAX_FINDINGS, &n,
+			    &verdict);
+		if (plan_params_make(&r, &params, &why) != 0)
+			continue;
+		if (plan_build(&L, &params, &P, &e) != 0) {
+			plan_strerror(&e, msg, sizeof(msg));
+			continue;
 		}
+		check_plan(&L, &params, &P);
+		(void)readiness_findings(&L, &P, f, MAX_FINDINGS);
+		(void)readiness_verdict(&P);
+		if (i == 0)
+			impacts(&L, &P);
+#ifdef FUZZ_WRITE
+		write_and_reread(&L, &params, &P);
+#endif
+		plan_free(&P);
 	}
 	layout_free(&L);
 	return 0;

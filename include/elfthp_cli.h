@@ -53,6 +53,7 @@ struct options {
 	bool one_fs;		/* -x: stay on the device of each argument */
 	bool no_sync;		/* --no-sync: in place, no fsync before the rename */
 	bool break_hardlinks;	/* in place: replace this name of several */
+	bool compat;		/* --check --compat: page-size compatibility */
 	bool sync;		/* --sync: -o too fsyncs before the rename */
 	int verbose;
 	unsigned jobs;
@@ -77,27 +78,49 @@ int host_report(char **paths, size_t npaths, const struct options *);
 int pid_report(long pid, const struct options *);
 
 
-/* report.c: formatting only. */
-void report_result(FILE *, const char *name, const struct elf_layout *,
-    const struct plan *, bool dry_run);
-void report_plan_table(FILE *, const struct elf_layout *, const struct plan *);
-void format_size(char *, size_t, uint64_t);
+/* json_out.c: one JSON object per line, a member at a time. */
+#define JSON_SCHEMA 1		/* the "schema" of every line (man page) */
+#define JSON_MAX_DEPTH 8
+struct json {
+	FILE *f;
+	unsigned depth;
+	bool first[JSON_MAX_DEPTH];
+	char closer[JSON_MAX_DEPTH];
+};
+void json_begin(struct json *, FILE *, const char *mode);
+void json_end(struct json *);
+void json_object(struct json *, const char *key);	/* key NULL in arrays */
+void json_array(struct json *, const char *key);
+void json_close(struct json *);
+void json_str(struct json *, const char *key, const char *);
+void json_u64(struct json *, const char *key, uint64_t);
+void json_i64(struct json *, const char *key, int64_t);
+void json_bool(struct json *, const char *key, bool);
 void json_string(FILE *, const char *);
-void report_impact(FILE *, enum format, const char *name,
+
+/* report.c, report_check.c, report_runtime.c: formatting only. */
+const char *mode_name(const struct options *);
+const char *class_text(enum file_class);
+void format_size(char *, size_t, uint64_t);
+void report_rewrite(FILE *, const struct options *, const char *name,
+    const struct elf_layout *, const struct plan *);
+void report_plan_table(FILE *, const struct elf_layout *, const struct plan *);
+void report_impact(FILE *, const struct options *, const char *name,
     const struct elf_layout *, const struct plan *,
     const struct geometry *own, const struct geometry_impact *, size_t n);
-void report_check(FILE *, enum format, const char *name,
-    const struct elf_layout *, const struct plan *,
-    const struct compat_finding *, size_t nfind, enum file_class);
-void report_check_other(FILE *, enum format, const char *name,
-    enum file_class, const char *why);
-const char *class_text(enum file_class);
-
-/* report_runtime.c: formatting of --warm and --host. */
-void report_warm(FILE *, enum format, const char *name,
+void report_other(FILE *, const struct options *, const char *name,
+    enum file_class, const char *message);
+void finding_message(char *, size_t, const struct elf_layout *,
+    const struct finding *);
+void report_check(FILE *, const struct options *, const char *name,
+    const struct elf_layout *, const struct plan *, const struct finding *,
+    size_t n, size_t total, enum file_class);
+void report_compat(FILE *, const struct options *, const char *name,
+    const struct elf_layout *, uint64_t page, const struct finding *,
+    size_t n, size_t total, enum file_class);
+void report_warm(FILE *, const struct options *, const char *name,
     const struct warm_result *, enum file_class);
 struct host_facts;
-void report_host(FILE *, enum format, const struct host_facts *);
-
+void report_host(FILE *, const struct options *, const struct host_facts *);
 
 #endif

@@ -99,8 +99,6 @@ struct plan_request {
 	const struct geometry *geometry;	/* NULL: the machine's own */
 	uint64_t page_size;	/* --page-size; 0: the machine's default */
 	uint64_t align;		/* --align; 0: from the page size */
-	bool readiness_only;	/* --check: no min_p_align; page-size
-				   compatibility is judged apart (compat.c) */
 };
 
 /* Why a PT_LOAD is or is not eligible. */
@@ -207,23 +205,45 @@ int plan_verify(const struct elf_layout *, const struct plan_params *,
 void plan_free(struct plan *);
 void plan_strerror(const struct plan_error *, char *, size_t);
 
-/* compat.c: page-size compatibility; pure. */
-enum compat_kind {
-	COMPAT_OFFSET,	/* offset and address disagree modulo the page: pad */
-	COMPAT_ALIGN,	/* p_align below the page: raise */
-	COMPAT_SHARED,	/* two permissions on one page: relink */
+/* What became of one file; the exit status and the --check summary use it. */
+enum file_class {
+	FILE_DONE,		/* rewritten, nothing to do, or reported */
+	FILE_READY,		/* --check: huge-page ready */
+	FILE_NEEDS_REWRITE,	/* --check: elfthp-align would change it */
+	FILE_NEEDS_RELINK,	/* --check: only a relink helps */
+	FILE_COMPATIBLE,	/* --compat: loads on pages of that size */
+	FILE_FIXABLE,		/* --compat: elfthp-align --page-size fixes it */
+	FILE_NOT_HUGE,		/* --warm: some window could not be made huge */
+	FILE_NOT_ELF,
+	FILE_NOT_APPLICABLE,	/* ELF, but not an executable or shared object */
+	FILE_ERROR,
 };
-struct compat_finding {
-	enum compat_kind kind;
-	size_t index;
-	size_t other;
-	uint64_t page;
-	uint64_t align;
+
+/* findings.c and compat.c: what --check and --check --compat find; pure. */
+enum finding_code {
+	FINDING_PINNED,		/* windows in the PT_LOAD that holds the headers,
+				   incongruent: only a relink helps */
+	FINDING_OFFSET,		/* p_offset must move to be congruent */
+	FINDING_ALIGN,		/* p_align must be raised */
+	FINDING_PAGE_SHARED,	/* two permissions on one page: relink */
+	FINDING_PAGE_OFFSET,	/* p_offset and p_vaddr differ modulo the page */
+	FINDING_PAGE_ALIGN,	/* p_align below the page */
 };
+struct finding {
+	enum finding_code code;
+	size_t segment;		/* program header index */
+	size_t other;		/* the second one (FINDING_PAGE_SHARED), or SIZE_MAX */
+	uint64_t have;		/* p_offset or p_align as it is */
+	uint64_t want;		/* what the rewrite makes it, 0 if nothing */
+	uint64_t modulus;	/* the congruence or page asked for */
+};
+const char *finding_code_name(enum finding_code);
+size_t readiness_findings(const struct elf_layout *, const struct plan *,
+    struct finding *, size_t max);
 int find_shared_page(const struct elf_layout *, uint64_t page, size_t *,
     size_t *);
-size_t compat_findings(const struct elf_layout *, uint64_t page,
-    struct compat_finding *, size_t max);
+int compat_report(const struct elf_layout *, uint64_t page, struct finding *,
+    size_t max, size_t *n, enum file_class *verdict);
 
 /* geometry.c: page geometries and the alignment they call for. */
 struct geometry {
@@ -243,6 +263,7 @@ uint64_t geometry_target(const struct geometry *);
 uint64_t geometry_fallback(const struct geometry *);
 bool geometry_pmd_counts(const struct geometry *);
 uint64_t machine_max_page(uint16_t machine);
+bool machine_runs_page(uint16_t machine, uint64_t page);
 
 /* impact.c: the --report model, per geometry; pure. */
 struct geometry_impact {
@@ -372,22 +393,13 @@ struct warm_result {
 };
 uint64_t warm_not_huge(const struct warm_result *);
 
-/* What became of one file; the exit status and the --check summary use it. */
-enum file_class {
-	FILE_DONE,		/* rewritten, nothing to do, or reported */
-	FILE_READY,		/* --check: huge-page ready */
-	FILE_NEEDS_REWRITE,	/* --check: elfthp-align would change it */
-	FILE_NEEDS_RELINK,	/* --check --page-size: only a relink helps */
-	FILE_NOT_HUGE,		/* --warm: some window could not be made huge */
-	FILE_NOT_ELF,
-	FILE_NOT_APPLICABLE,	/* ELF, but not an executable or shared object */
-	FILE_ERROR,
-};
 
 enum file_class warm_verdict(const struct warm_result *);
+/* findings.c: ready exactly when the rewrite would change nothing. */
+enum file_class readiness_verdict(const struct plan *);
 
 /* impact.c, continued. */
-bool seed_patch_aligns(const struct elf_layout *, const struct seg_desc *,
+bool kernel_patch_aligns(const struct elf_layout *, const struct seg_desc *,
     uint64_t pmd);
 const char *file_kind(const struct elf_layout *);
 

@@ -44,26 +44,50 @@ find_shared_page(const struct elf_layout *L, uint64_t page, size_t *a,
 	return found;
 }
 
-size_t
-compat_findings(const struct elf_layout *L, uint64_t page,
-    struct compat_finding *out, size_t max)
+static void
+add(struct finding *out, size_t max, size_t *n, struct finding f)
 {
-	size_t i, n = 0, a, b;
+	if (*n < max)
+		out[*n] = f;
+	(*n)++;
+}
 
-	for (i = 0; i < L->nsegs && n < max; i++) {
+/*
+ * Every finding for pages of `page` bytes, the one only a relink fixes
+ * first, then offsets and p_aligns by header; the count may exceed max
+ * (only max are stored).  The verdict: compatible, fixable by padding, or
+ * needs a relink.  -1 if out of memory.
+ */
+int
+compat_report(const struct elf_layout *L, uint64_t page, struct finding *out,
+    size_t max, size_t *n, enum file_class *verdict)
+{
+	size_t i, a, b;
+	int shared = find_shared_page(L, page, &a, &b);
+
+	*n = 0;
+	if (shared < 0)
+		return -1;
+	if (shared)
+		add(out, max, n, (struct finding){ .code = FINDING_PAGE_SHARED,
+		    .segment = a, .other = b, .modulus = page });
+	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 
 		if (s->type != PT_LOAD)
 			continue;
 		if (((s->offset - s->vaddr) & (page - 1)) != 0)
-			out[n++] = (struct compat_finding){ COMPAT_OFFSET, i, 0,
-			    page, s->align };
-		if (s->align < page && n < max)
-			out[n++] = (struct compat_finding){ COMPAT_ALIGN, i, 0,
-			    page, s->align };
+			add(out, max, n, (struct finding){
+			    .code = FINDING_PAGE_OFFSET, .segment = i,
+			    .other = SIZE_MAX, .have = s->offset,
+			    .modulus = page });
+		if (s->align < page)
+			add(out, max, n, (struct finding){
+			    .code = FINDING_PAGE_ALIGN, .segment = i,
+			    .other = SIZE_MAX, .have = s->align, .want = page,
+			    .modulus = page });
 	}
-	if (n < max && find_shared_page(L, page, &a, &b) == 1)
-		out[n++] = (struct compat_finding){ COMPAT_SHARED, a, b, page,
-		    L->segs[a].align };
-	return n;
+	*verdict = shared ? FILE_NEEDS_RELINK : *n > 0 ? FILE_FIXABLE :
+	    FILE_COMPATIBLE;
+	return 0;
 }

@@ -27,7 +27,8 @@ struct machine_info {
 };
 
 static const struct machine_info machines[] = {
-	{ EM_X86_64, "x86_64", 4 * KiB, 4 * KiB, { 4 * KiB } },
+	/* 16 KiB: Android's page-size emulation on x86_64. */
+	{ EM_X86_64, "x86_64", 4 * KiB, 4 * KiB, { 4 * KiB, 16 * KiB } },
 	{ EM_386, "i386", 4 * KiB, 4 * KiB, { 4 * KiB } },
 	{ EM_AARCH64, "aarch64", 4 * KiB, 64 * KiB,
 	    { 4 * KiB, 16 * KiB, 64 * KiB } },
@@ -82,8 +83,9 @@ target_for(uint16_t machine, uint64_t page)
 {
 	uint64_t pmd = pmd_for(page);
 
-	/* Radix ppc64 maps 2 MiB PMDs with 64 KiB pages too. */
-	if (machine == EM_PPC64)
+	/* Radix ppc64 maps 2 MiB PMDs with 64 KiB pages too; x86_64's
+	 * hardware pages are 4 KiB whatever page size the kernel emulates. */
+	if (machine == EM_PPC64 || machine == EM_X86_64)
 		return 2 * MiB;
 	if (pmd <= PMD_CAP)
 		return pmd;
@@ -120,7 +122,7 @@ own_params(const struct plan_request *r, struct plan_params *p,
 		.max_page = max_u64(m->max_page, page),
 		.input_page = 4 * KiB,
 		/* An explicit page size asks for a file that loads on them. */
-		.min_p_align = r->readiness_only ? 0 : r->page_size,
+		.min_p_align = r->page_size,
 		.page = page,
 	};
 	if (p->huge_align == 0) {
@@ -234,4 +236,11 @@ uint64_t
 machine_max_page(uint16_t machine)
 {
 	return machine_lookup(machine)->max_page;
+}
+
+/* Pages of this size exist on kernels for this machine (--compat, --page-size). */
+bool
+machine_runs_page(uint16_t machine, uint64_t page)
+{
+	return supports_page(machine_lookup(machine), page);
 }

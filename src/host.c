@@ -195,7 +195,7 @@ host_report(char **paths, size_t npaths, const struct options *o)
 		}
 		collapse_measured(&hf, &hf.paths[i]);
 	}
-	report_host(stdout, o->format, &hf);
+	report_host(stdout, o, &hf);
 	free(hf.paths);
 	return rc;
 }

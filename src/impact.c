@@ -132,13 +132,13 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 }
 
 /*
- * The seed kernel patch's rule (binfmt_elf, should_align_to_pmd): a
+ * The proposed kernel loader change (binfmt_elf, should_align_to_pmd): a
  * non-writable PT_LOAD whose address and offset are both PMD-aligned,
  * with p_filesz >= PMD and p_align < PMD, and a PMD of at most 32 MiB.
  * It applies to what the kernel loads, never to shared libraries.
  */
 bool
-seed_patch_aligns(const struct elf_layout *L, const struct seg_desc *s,
+kernel_patch_aligns(const struct elf_layout *L, const struct seg_desc *s,
     uint64_t pmd)
 {
 	if (strcmp(file_kind(L), "shared-library") == 0)

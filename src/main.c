@@ -32,6 +32,7 @@ enum {
 	OPT_HOST,
 	OPT_LOCK_TIMEOUT,
 	OPT_BREAK_HARDLINKS,
+	OPT_COMPAT,
 };
 
 static const struct option longopts[] = {
@@ -54,6 +55,7 @@ static const struct option longopts[] = {
 	{ "host", no_argument, NULL, OPT_HOST },
 	{ "lock-timeout", required_argument, NULL, OPT_LOCK_TIMEOUT },
 	{ "break-hardlinks", no_argument, NULL, OPT_BREAK_HARDLINKS },
+	{ "compat", no_argument, NULL, OPT_COMPAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -73,6 +75,9 @@ usage(FILE *f)
 	    "                    file ...\n"
 	    "       elfthp-align --check [-qrx] [-j N] [--format text|json]\n"
 	    "                    [--page-size 4k|16k|64k] path ...\n"
+	    "       elfthp-align --check --compat --page-size 4k|16k|64k [-qrvx] "
+	    "[-j N]\n"
+	    "                    [--format text|json] path ...\n"
 	    "       elfthp-align --warm [-qrx] [-j N] [--format text|json] "
 	    "path ...\n"
 	    "       elfthp-align --host [--format text|json] [path ...]\n"
@@ -112,6 +117,10 @@ help(void)
 	    "write nothing\n"
 	    "      --check            audit: exit 1 if a file would be "
 	    "changed, write nothing\n"
+	    "      --compat           with --check: does it load on "
+	    "--page-size pages? exit\n"
+	    "                         1 if fixable (padding), 3 if only a "
+	    "relink helps\n"
 	    "      --warm             put the huge windows of files in the page "
 	    "cache as huge\n"
 	    "                         folios (after a reboot, cp or upgrade)\n"
@@ -120,12 +129,14 @@ help(void)
 	    "                         with huge text; changes nothing\n"
 	    "      --pid PID          show how a running process's ELF files "
 	    "are mapped\n"
-	    "      --format FORMAT    text (default) or json\n"
+	    "      --format FORMAT    text (default) or json: one object a line, "
+	    "any mode\n"
 	    "  -h, --help             print this help\n"
 	    "  -V, --version          print the version\n\n"
 	    "Exit status: 0 on success (also when there is nothing to do); "
-	    "with --check, 1 if\nany file would be changed; with --warm, 1 if "
-	    "any window is not huge;\n2 if any file failed.\n");
+	    "with --check, 1 if\nany file would be changed; with --compat, 1 "
+	    "if one is fixable, 3 if one\nneeds a relink; with --warm, 1 if "
+	    "any window is not huge; 2 if any file\nfailed.\n");
 }
 
 /* "2M", "2MiB", "64k", "0x200000", "2097152". */
@@ -187,6 +198,7 @@ parse_long(struct options *o, int ch, const char *arg)
 			    "seconds)", arg, errstr);
 		break;
 	case OPT_BREAK_HARDLINKS: o->break_hardlinks = true; break;
+	case OPT_COMPAT: o->compat = true; break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
@@ -275,15 +287,31 @@ validate(const struct options *o, int nargs)
 	if (o->break_hardlinks && (!rewriting || o->output != NULL))
 		errx(EXIT_USAGE, "--break-hardlinks applies to rewriting in "
 		    "place");
-	if (rewriting && o->format == FORMAT_JSON)
-		errx(EXIT_USAGE, "--format json applies to --report, --check, "
-		    "--warm, --host and --pid");
+	if (o->compat && (o->mode != MODE_CHECK || o->page_size == 0))
+		errx(EXIT_USAGE, "--compat goes with --check and --page-size: "
+		    "elfthp-align --check --compat --page-size 16k path ...");
+}
+
+/*
+ * Output nobody received is a failure: a full disk or a closed pipe under
+ * a CI step must not look like success.  (A reader that went away gives
+ * SIGPIPE, which ends the process as it always has.)
+ */
+static int
+output_written(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	fprintf(stderr, "elfthp-align: standard output: %s\n",
+	    strerror(errno ? errno : EIO));
+	return 2;
 }
 
 int
 main(int argc, char **argv)
 {
 	struct options o = { .lock_timeout = 60 };
+	int rc;
 
 	/* err(3) and errx(3) name the program as invoked; messages name the tool. */
 	program_invocation_name = program_invocation_short_name =
@@ -295,8 +323,10 @@ main(int argc, char **argv)
 		errx(EXIT_USAGE, "libelf is out of date");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.mode == MODE_PID)
-		return pid_report(o.pid, &o);
-	if (o.mode == MODE_HOST)
-		return host_report(argv + optind, (size_t)(argc - optind), &o);
-	return run_all(argv + optind, (size_t)(argc - optind), &o);
+		rc = pid_report(o.pid, &o);
+	else if (o.mode == MODE_HOST)
+		rc = host_report(argv + optind, (size_t)(argc - optind), &o);
+	else
+		rc = run_all(argv + optind, (size_t)(argc - optind), &o);
+	return output_written(rc);
 }

@@ -6,6 +6,7 @@
  * process's owner, so no root is needed for one's own processes.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -289,7 +290,7 @@ print_text(const struct scan *s)
 	char a[16], b[16], c[16];
 	size_t i;
 
-	printf("%10s %8s %7s %8s %10s %11s  %s\n", "PMD-MAPPED", "ELIGIBLE",
+	printf("%10s %8s %7s %8s %10s %11s  %s\n", "PMD-MAPPED", "MAPPABLE",
 	    "WINDOWS", "RES.WIN", "RESIDENT", "RSS+IF-HUGE", "FILE");
 	for (i = 0; i < s->nfiles; i++) {
 		const struct mapped_file *f = &s->files[i];
@@ -307,9 +308,18 @@ print_text(const struct scan *s)
 	}
 }
 
-static void
-print_json(const struct scan *s)
+static const char *
+pid_status(const struct mapped_file *f)
 {
+	if (!f->eligible)
+		return "not-mappable";
+	return f->why == WHY_NONE ? "huge" : "not-huge";
+}
+
+static void
+print_json(const struct scan *s, const struct options *o)
+{
+	struct json j;
 	size_t i;
 
 	for (i = 0; i < s->nfiles; i++) {
@@ -317,23 +327,51 @@ print_json(const struct scan *s)
 
 		if (!f->is_elf)
 			continue;
-		printf("{\"pid\":%ld,\"file\":", s->pid);
-		json_string(stdout, f->path);
-		printf(",\"dev\":\"%s\",\"inode\":%" PRIu64 ",\"pmd_mapped\":%"
-		    PRIu64 ",\"eligible\":%s,\"windows\":%" PRIu64
-		    ",\"windows_resident\":%" PRIu64 ",\"resident_bytes\":%"
-		    PRIu64 ",\"rss_increase_if_huge\":%" PRIu64 ",\"why\":\"%s\","
-		    "\"why_message\":", f->dev,
-		    f->inode, f->pmd_mapped, f->eligible ? "true" : "false",
-		    f->windows, f->windows_resident, f->resident,
-		    f->rss_if_huge, map_why_name(f->why));
-		json_string(stdout, why_text(f->why));
-		fputs("}\n", stdout);
+		json_begin(&j, stdout, mode_name(o));
+		json_u64(&j, "pid", (uint64_t)s->pid);
+		json_str(&j, "file", f->path);
+		json_str(&j, "status", pid_status(f));
+		json_str(&j, "dev", f->dev);
+		json_u64(&j, "inode", f->inode);
+		json_u64(&j, "pmd_mapped_bytes", f->pmd_mapped);
+		json_bool(&j, "huge_mappable", f->eligible);
+		json_u64(&j, "windows", f->windows);
+		json_u64(&j, "windows_resident", f->windows_resident);
+		json_u64(&j, "resident_bytes", f->resident);
+		json_u64(&j, "rss_increase_if_huge_bytes", f->rss_if_huge);
+		json_str(&j, "why", map_why_name(f->why));
+		json_str(&j, "why_message", why_text(f->why));
+		json_end(&j);
 	}
 }
 
+/* Said on stderr, and as a JSON line where JSON was asked for. */
+static void pid_error(const struct options *, long pid, const char *fmt, ...)
+    PRINTF_LIKE(3, 4);
+
+static void
+pid_error(const struct options *o, long pid, const char *fmt, ...)
+{
+	char text[512];
+	struct json j;
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_text(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "elfthp-align: pid %ld: %s\n", pid, text);
+	if (o->format != FORMAT_JSON)
+		return;
+	json_begin(&j, stdout, mode_name(o));
+	json_u64(&j, "pid", (uint64_t)pid);
+	json_str(&j, "status", "error");
+	json_str(&j, "message", text);
+	json_end(&j);
+}
+
 static int
-open_proc(long pid, const char *what, int *fd, FILE **fp)
+open_proc(const struct options *o, long pid, const char *what, int *fd,
+    FILE **fp)
 {
 	char path[64];
 
@@ -345,14 +383,12 @@ open_proc(long pid, const char *what, int *fd, FILE **fp)
 	if ((fp != NULL && *fp != NULL) || (fp == NULL && *fd >= 0))
 		return 0;
 	if (errno == ENOENT)
-		fprintf(stderr, "elfthp-align: pid %ld: no such process\n", pid);
+		pid_error(o, pid, "no such process");
 	else if (errno == EACCES || errno == EPERM)
-		fprintf(stderr, "elfthp-align: pid %ld: cannot read %s: %s "
-		    "(only the process's owner or root can)\n", pid, path,
-		    strerror(errno));
+		pid_error(o, pid, "cannot read %s: %s (only the process's owner "
+		    "or root can)", path, strerror(errno));
 	else
-		fprintf(stderr, "elfthp-align: pid %ld: %s: %s\n", pid, path,
-		    strerror(errno));
+		pid_error(o, pid, "%s: %s", path, strerror(errno));
 	return -1;
 }
 
@@ -377,13 +413,12 @@ pid_report(long pid, const struct options *o)
 	FILE *smaps = NULL;
 	size_t i;
 
-	if (open_proc(pid, "smaps", NULL, &smaps) != 0 ||
-	    open_proc(pid, "mem", &mem, NULL) != 0 ||
-	    open_proc(pid, "pagemap", &pagemap, NULL) != 0)
+	if (open_proc(o, pid, "smaps", NULL, &smaps) != 0 ||
+	    open_proc(o, pid, "mem", &mem, NULL) != 0 ||
+	    open_proc(o, pid, "pagemap", &pagemap, NULL) != 0)
 		goto out;
 	if (parse_smaps(&s, smaps) != 0) {
-		fprintf(stderr, "elfthp-align: pid %ld: cannot read smaps: %s\n",
-		    pid, strerror(errno));
+		pid_error(o, pid, "cannot read smaps: %s", strerror(errno));
 		goto out;
 	}
 	s.thp_disabled = thp_disabled(pid);
@@ -391,15 +426,15 @@ pid_report(long pid, const struct options *o)
 		detect_elf(&s.files[i], mem);
 		if (s.files[i].is_elf &&
 		    measure_file(&s.files[i], &s, pagemap) != 0) {
-			fprintf(stderr, "elfthp-align: pid %ld: cannot read "
-			    "pagemap: %s\n", pid, strerror(errno));
+			pid_error(o, pid, "cannot read pagemap: %s",
+			    strerror(errno));
 			goto out;
 		}
 		if (s.files[i].is_elf)
 			explain(&s.files[i], &s);
 	}
 	if (o->format == FORMAT_JSON)
-		print_json(&s);
+		print_json(&s, o);
 	else
 		print_text(&s);
 	rc = 0;

@@ -57,9 +57,7 @@ file_error(struct job *j, const char *fmt, ...)
 	verror_text(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	fprintf(j->err, "elfthp-align: %s: %s\n", j->name, text);
-	if (j->o->mode == MODE_CHECK || j->o->mode == MODE_WARM)
-		report_check_other(j->out, j->o->format, j->name, FILE_ERROR,
-		    text);
+	report_other(j->out, j->o, j->name, FILE_ERROR, text);
 	j->class = FILE_ERROR;
 	return STEP_STOP;
 }
@@ -167,8 +165,7 @@ not_for_us(struct job *j, enum read_status st)
 	if (j->from_walk || j->o->mode == MODE_CHECK ||
 	    j->o->mode == MODE_WARM) {
 		if (!j->from_walk)
-			report_check_other(j->out, j->o->format, j->name, c,
-			    j->msg);
+			report_other(j->out, j->o, j->name, c, j->msg);
 		j->class = c;
 		return STEP_STOP;
 	}
@@ -204,8 +201,7 @@ static enum step
 file_params(struct job *j, struct plan_params *params)
 {
 	const struct plan_request r = { .machine = j->layout.machine,
-		.page_size = j->o->page_size, .align = j->o->align,
-		.readiness_only = j->o->mode == MODE_CHECK };
+		.page_size = j->o->page_size, .align = j->o->align };
 	const char *why;
 
 	if (plan_params_make(&r, params, &why) != 0)
@@ -386,18 +382,9 @@ write_result(struct job *j)
 static void
 show_rewrite(const struct job *j)
 {
-	const struct options *o = j->o;
-	char name[1024];
-
-	if (o->quiet && !o->dry_run)
+	if (j->o->quiet && !j->o->dry_run && j->o->format == FORMAT_TEXT)
 		return;
-	if (o->output != NULL && !o->dry_run)
-		snprintf(name, sizeof(name), "%s -> %s", j->name, o->output);
-	else
-		snprintf(name, sizeof(name), "%s", j->name);
-	report_result(j->out, name, &j->layout, &j->plan, o->dry_run);
-	if (o->dry_run || o->verbose > 0)
-		report_plan_table(j->out, &j->layout, &j->plan);
+	report_rewrite(j->out, j->o, j->name, &j->layout, &j->plan);
 }
 
 static enum step
@@ -462,37 +449,62 @@ do_report(struct job *j)
 		c = impact_for(j, geos[i], after, &imp[i]);
 	free(after);
 	if (c == STEP_OK)
-		report_impact(j->out, j->o->format, j->name, &j->layout,
-		    &j->plan, own, imp, n);
+		report_impact(j->out, j->o, j->name, &j->layout, &j->plan,
+		    own, imp, n);
 	return c;
 }
 
+/*
+ * --check: the plan the rewrite with the same options would apply, and its
+ * findings.  Where the rewrite would refuse because two permissions share
+ * a page of --page-size, only a relink helps.
+ */
 static enum step
 do_check(struct job *j)
 {
-	struct compat_finding f[MAX_FINDINGS];
+	struct finding f[MAX_FINDINGS];
 	struct plan_params params;
-	enum file_class c;
-	size_t i, nf = 0;
+	struct plan_error perr;
+	size_t n;
 
-	/* Readiness and page-size compatibility are judged apart. */
-	if (file_params(j, &params) != STEP_OK ||
-	    make_plan(j, &params, &j->plan) != STEP_OK)
+	if (file_params(j, &params) != STEP_OK)
 		return STEP_STOP;
-	if (j->o->page_size)
-		nf = compat_findings(&j->layout, j->o->page_size, f,
-		    MAX_FINDINGS);
-	c = j->plan.changed || nf > 0 ? FILE_NEEDS_REWRITE : FILE_READY;
-	for (i = 0; i < nf; i++)
-		if (f[i].kind == COMPAT_SHARED)
-			c = FILE_NEEDS_RELINK;
-	/* Windows the rewrite cannot reach: only a relink helps. */
-	if (j->plan.n_pinned > 0)
-		c = FILE_NEEDS_RELINK;
-	if (!j->o->quiet || c != FILE_READY || j->o->format == FORMAT_JSON)
-		report_check(j->out, j->o->format, j->name, &j->layout,
-		    &j->plan, f, nf, c);
-	j->class = c;
+	if (plan_build(&j->layout, &params, &j->plan, &perr) != 0) {
+		if (perr.code != PLAN_PAGE_SHARED) {
+			plan_strerror(&perr, j->msg, sizeof(j->msg));
+			return file_error(j, "%s", j->msg);
+		}
+		f[0] = (struct finding){ .code = FINDING_PAGE_SHARED,
+			.segment = perr.index, .other = perr.other,
+			.modulus = perr.value };
+		j->class = FILE_NEEDS_RELINK;
+		report_check(j->out, j->o, j->name, &j->layout, &j->plan, f, 1,
+		    1, j->class);
+		return STEP_OK;
+	}
+	n = readiness_findings(&j->layout, &j->plan, f, MAX_FINDINGS);
+	j->class = readiness_verdict(&j->plan);
+	report_check(j->out, j->o, j->name, &j->layout, &j->plan, f,
+	    n < MAX_FINDINGS ? n : MAX_FINDINGS, n, j->class);
+	return STEP_OK;
+}
+
+/* --check --compat: does it load on --page-size pages?  No plan needed. */
+static enum step
+do_compat(struct job *j)
+{
+	struct finding f[MAX_FINDINGS];
+	uint64_t page = j->o->page_size;
+	size_t n;
+
+	if (!machine_runs_page(j->layout.machine, page))
+		return file_error(j, "%s kernels do not run pages of %ju bytes",
+		    machine_name(j->layout.machine), (uintmax_t)page);
+	if (compat_report(&j->layout, page, f, MAX_FINDINGS, &n,
+	    &j->class) != 0)
+		return file_error(j, "out of memory");
+	report_compat(j->out, j->o, j->name, &j->layout, page, f,
+	    n < MAX_FINDINGS ? n : MAX_FINDINGS, n, j->class);
 	return STEP_OK;
 }
 
@@ -517,7 +529,7 @@ do_warm(struct job *j)
 	warm_plan_free(&w);
 	if (c == STEP_OK && (!j->o->quiet || j->class != FILE_READY ||
 	    j->o->format == FORMAT_JSON))
-		report_warm(j->out, j->o->format, j->name, &r, j->class);
+		report_warm(j->out, j->o, j->name, &r, j->class);
 	return c;
 }
 
@@ -540,7 +552,7 @@ process_file(const char *name, const struct options *o, FILE *out, FILE *err,
 	else if (c == STEP_OK && o->mode == MODE_REPORT)
 		c = do_report(&j);
 	else if (c == STEP_OK && o->mode == MODE_CHECK)
-		c = do_check(&j);
+		c = o->compat ? do_compat(&j) : do_check(&j);
 	else if (c == STEP_OK && o->mode == MODE_WARM)
 		c = do_warm(&j);
 	plan_free(&j.plan);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "elfthp_cli.h"
+#include "elfthp_util.h"
 
 void
 format_size(char *buf, size_t len, uint64_t bytes)
@@ -69,51 +70,189 @@ plural(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
-void
-report_result(FILE *f, const char *name, const struct elf_layout *L,
+/* JSON flags: the letters only ("RE", "R", "RW"). */
+static void
+flag_json(uint32_t flags, char buf[4])
+{
+	size_t n = 0;
+
+	if (flags & PF_R)
+		buf[n++] = 'R';
+	if (flags & PF_W)
+		buf[n++] = 'W';
+	if (flags & PF_X)
+		buf[n++] = 'E';
+	buf[n] = '\0';
+}
+
+static const char *
+verdict_code(enum seg_verdict v)
+{
+	switch (v) {
+	case SEG_ELIGIBLE: return "eligible";
+	case SEG_WRITABLE: return "writable";
+	case SEG_NO_WINDOW: return "no-window";
+	case SEG_PINNED: return "headers-pinned";
+	case SEG_NOT_LOAD: break;
+	}
+	return "not-load";
+}
+
+const char *
+mode_name(const struct options *o)
+{
+	switch (o->mode) {
+	case MODE_REWRITE: return o->dry_run ? "dry-run" : "rewrite";
+	case MODE_REPORT: return "report";
+	case MODE_CHECK: return o->compat ? "compat" : "check";
+	case MODE_WARM: return "warm";
+	case MODE_HOST: return "host";
+	case MODE_PID: return "pid";
+	}
+	return "?";
+}
+
+/* Why nothing changes: the reason code, and the sentence. */
+static const char *
+unchanged_reason(const struct plan *P)
+{
+	if (P->n_eligible == 0 && P->n_pinned > 0)
+		return "headers-pinned";
+	return P->n_eligible == 0 ? "no-window" : "already-aligned";
+}
+
+static void
+rewrite_text(FILE *f, const char *name, const struct elf_layout *L,
     const struct plan *P, bool dry_run)
 {
 	char target[16], others[64] = "";
 	int64_t growth = (int64_t)(P->new_size - L->file_size);
+	const char *reason = unchanged_reason(P);
 
 	format_size(target, sizeof(target), P->huge_align);
 	/* Only --page-size changes PT_LOADs without aligning any: say so. */
 	if (P->n_aligned == 0 && P->n_loads_changed > 0)
 		snprintf(others, sizeof(others), "%zu PT_LOAD%s adjusted, ",
 		    P->n_loads_changed, plural(P->n_loads_changed));
-	if (!P->changed && P->n_eligible == 0 && P->n_pinned > 0)
+	if (!P->changed && reason[0] == 'h')
 		fprintf(f, "%s: nothing to do: PT_LOAD %zu holds a full %s "
 		    "window, but also the ELF and program headers, which "
 		    "cannot move, and its offset is not congruent to its "
 		    "address (only a relink aligns it, for example with "
 		    "-z separate-code)\n", name, P->first_pinned, target);
-	else if (!P->changed && P->n_eligible == 0)
+	else if (!P->changed && reason[0] == 'n')
 		fprintf(f, "%s: nothing to do (no read-only segment holds a "
 		    "full %s window)\n", name, target);
 	else if (!P->changed)
 		fprintf(f, "%s: nothing to do (already aligned, %" PRIu64
 		    " window%s)\n", name, P->windows_after,
 		    plural(P->windows_after));
-	else if (dry_run)
-		fprintf(f, "%s: would align %zu segment%s, %" PRIu64 " window%s, "
-		    "%sfile %+" PRId64 " bytes\n", name, P->n_aligned,
-		    plural(P->n_aligned), P->windows_after,
-		    plural(P->windows_after), others, growth);
 	else
-		fprintf(f, "%s: %zu segment%s aligned, %" PRIu64 " window%s, "
-		    "%sfile %+" PRId64 " bytes\n", name, P->n_aligned,
-		    plural(P->n_aligned), P->windows_after,
-		    plural(P->windows_after), others, growth);
+		fprintf(f, dry_run ? "%s: would align %zu segment%s, %" PRIu64
+		    " window%s, %sfile %+" PRId64 " bytes\n" : "%s: %zu "
+		    "segment%s aligned, %" PRIu64 " window%s, %sfile %+" PRId64
+		    " bytes\n", name, P->n_aligned, plural(P->n_aligned),
+		    P->windows_after, plural(P->windows_after), others, growth);
+}
+
+static void
+plan_json(struct json *j, const struct elf_layout *L, const struct plan *P)
+{
+	char tbuf[16], flags[4];
+	size_t i;
+
+	json_array(j, "segments");
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+		const struct seg_plan *sp = &P->segs[i];
+
+		flag_json(s->flags, flags);
+		json_object(j, NULL);
+		json_u64(j, "index", i);
+		json_str(j, "type", phdr_type_name(s->type, tbuf, sizeof(tbuf)));
+		json_str(j, "flags", flags);
+		json_u64(j, "offset", s->offset);
+		json_u64(j, "new_offset", sp->new_offset);
+		json_u64(j, "vaddr", s->vaddr);
+		json_u64(j, "filesz_bytes", s->filesz);
+		json_u64(j, "align_bytes", s->align);
+		json_u64(j, "new_align_bytes", sp->new_align);
+		json_u64(j, "windows_after", sp->windows_after);
+		json_str(j, "verdict", verdict_code(sp->verdict));
+		json_close(j);
+	}
+	json_close(j);
+}
+
+/* One line per file: what the rewrite did, or would do (-n). */
+void
+report_rewrite(FILE *f, const struct options *o, const char *name,
+    const struct elf_layout *L, const struct plan *P)
+{
+	struct json j;
+
+	if (o->format == FORMAT_TEXT) {
+		char shown[1024];
+
+		if (o->output != NULL && !o->dry_run)
+			snprintf(shown, sizeof(shown), "%s -> %s", name,
+			    o->output);
+		else
+			snprintf(shown, sizeof(shown), "%s", name);
+		rewrite_text(f, shown, L, P, o->dry_run);
+		if (o->dry_run || o->verbose > 0)
+			report_plan_table(f, L, P);
+		return;
+	}
+	json_begin(&j, f, mode_name(o));
+	json_str(&j, "file", name);
+	if (o->output != NULL && !o->dry_run)
+		json_str(&j, "output", o->output);
+	json_str(&j, "status", !P->changed ? "unchanged" : o->dry_run ?
+	    "would-rewrite" : "rewritten");
+	if (!P->changed)
+		json_str(&j, "reason", unchanged_reason(P));
+	json_u64(&j, "segments_aligned", P->n_aligned);
+	json_u64(&j, "loads_changed", P->n_loads_changed);
+	json_u64(&j, "windows_now", P->windows_now);
+	json_u64(&j, "windows_after", P->windows_after);
+	json_u64(&j, "size_bytes", L->file_size);
+	json_u64(&j, "new_size_bytes", P->new_size);
+	json_u64(&j, "alignment_bytes", P->huge_align);
+	if (o->dry_run || o->verbose > 0)
+		plan_json(&j, L, P);
+	json_end(&j);
+}
+
+/* Hexadecimal digits the widest of these takes, at least 8: columns line up. */
+static int
+hex_width(const struct elf_layout *L, const struct plan *P)
+{
+	uint64_t most = 0;
+	int w = 8;
+	size_t i;
+
+	for (i = 0; i < L->nsegs; i++) {
+		most = max_u64(most, max_u64(L->segs[i].vaddr,
+		    max_u64(L->segs[i].offset, P->segs[i].new_offset)));
+		most = max_u64(most, max_u64(L->segs[i].align,
+		    P->segs[i].new_align));
+	}
+	while (w < 16 && (most >> (4 * w)) != 0)
+		w++;
+	return w;
 }
 
 void
 report_plan_table(FILE *f, const struct elf_layout *L, const struct plan *P)
 {
+	int w = hex_width(L, P);
 	size_t i;
 
-	fprintf(f, "  %-4s %-12s %-3s %-10s %-10s %-10s %10s %-10s %-10s %7s  %s\n",
-	    "PH", "TYPE", "FLG", "OFFSET", "NEW OFFSET", "VADDR", "FILESZ",
-	    "ALIGN", "NEW ALIGN", "WINDOWS", "VERDICT");
+	fprintf(f, "  %-4s %-12s %-3s %-*s %-*s %-*s %10s %-*s %-*s %7s  %s\n",
+	    "PH", "TYPE", "FLG", w + 2, "OFFSET", w + 2, "NEW OFFSET", w + 2,
+	    "VADDR", "FILESZ", w + 2, "ALIGN", w + 2, "NEW ALIGN", "WINDOWS",
+	    "VERDICT");
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 		const struct seg_plan *sp = &P->segs[i];
@@ -121,69 +260,15 @@ report_plan_table(FILE *f, const struct elf_layout *L, const struct plan *P)
 
 		flag_text(s->flags, flags);
 		format_size(size, sizeof(size), s->filesz);
-			fprintf(f, "  %-4zu %-12s %-3s 0x%08" PRIx64 " 0x%08" PRIx64
-		    " 0x%08" PRIx64 " %10s 0x%08" PRIx64 " 0x%08" PRIx64
+		fprintf(f, "  %-4zu %-12s %-3s 0x%0*" PRIx64 " 0x%0*" PRIx64
+		    " 0x%0*" PRIx64 " %10s 0x%0*" PRIx64 " 0x%0*" PRIx64
 		    " %7" PRIu64 "  %s\n", i,
 		    phdr_type_name(s->type, tbuf, sizeof(tbuf)), flags,
-		    s->offset, sp->new_offset, s->vaddr, size, s->align,
-		    sp->new_align, sp->windows_after, verdict_text(sp->verdict));
+		    w, s->offset, w, sp->new_offset, w, s->vaddr, size,
+		    w, s->align, w, sp->new_align, sp->windows_after,
+		    verdict_text(sp->verdict));
 	}
 }
-
-/* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
-static size_t
-utf8_len(const unsigned char *p)
-{
-	size_t n, i;
-
-	if (*p < 0x80)
-		return 1;
-	if (*p >= 0xc2 && *p <= 0xdf)
-		n = 2;
-	else if (*p >= 0xe0 && *p <= 0xef)
-		n = 3;
-	else if (*p >= 0xf0 && *p <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* Overlong forms, UTF-16 surrogates, and past U+10FFFF. */
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return n;
-}
-
-/*
- * A JSON string.  JSON is UTF-8: a byte of a file name that is not valid
- * UTF-8 becomes U+FFFD, so the line still parses.
- */
-void
-json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n;
-
-	fputc('"', f);
-	while (*p) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else if ((n = utf8_len(p)) == 0)
-			fputs("\\ufffd", f);
-		else {
-			fwrite(p, 1, n, f);
-			p += n;
-			continue;
-		}
-		p++;
-	}
-	fputc('"', f);
-}
-
 const char *
 class_text(enum file_class c)
 {
@@ -192,7 +277,9 @@ class_text(enum file_class c)
 	case FILE_NOT_HUGE: return "not-huge";
 	case FILE_NEEDS_REWRITE: return "needs-rewrite";
 	case FILE_NEEDS_RELINK: return "needs-relink";
-	case FILE_NOT_ELF:
+	case FILE_COMPATIBLE: return "compatible";
+	case FILE_FIXABLE: return "fixable";
+	case FILE_NOT_ELF: return "not-elf";
 	case FILE_NOT_APPLICABLE: return "not-applicable";
 	case FILE_ERROR: return "error";
 	case FILE_DONE: break;
@@ -206,11 +293,12 @@ static void
 impact_text_segments(FILE *f, const struct elf_layout *L,
     const struct plan *P, uint64_t pmd)
 {
+	int w = hex_width(L, P);
 	size_t i;
 
-	fprintf(f, "  %-3s %-3s %-10s %-10s %8s %-10s %-8s %7s %7s  %s\n",
-	    "PH", "FLG", "OFFSET", "VADDR", "FILESZ", "ALIGN", "ELIGIBLE",
-	    "WIN.NOW", "WIN.AFT", "SEED PATCH");
+	fprintf(f, "  %-3s %-3s %-*s %-*s %8s %-*s %-8s %7s %7s  %s\n",
+	    "PH", "FLG", w + 2, "OFFSET", w + 2, "VADDR", "FILESZ", w + 2,
+	    "ALIGN", "ELIGIBLE", "WIN.NOW", "WIN.AFT", "KERNEL PATCH");
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 		const struct seg_plan *sp = &P->segs[i];
@@ -220,11 +308,11 @@ impact_text_segments(FILE *f, const struct elf_layout *L,
 			continue;
 		flag_text(s->flags, flags);
 		format_size(size, sizeof(size), s->filesz);
-		fprintf(f, "  %-3zu %-3s 0x%08" PRIx64 " 0x%08" PRIx64 " %8s "
-		    "0x%08" PRIx64 " %-8s %7" PRIu64 " %7" PRIu64 "  %s\n", i,
-		    flags, s->offset, s->vaddr, size, s->align,
+		fprintf(f, "  %-3zu %-3s 0x%0*" PRIx64 " 0x%0*" PRIx64 " %8s "
+		    "0x%0*" PRIx64 " %-8s %7" PRIu64 " %7" PRIu64 "  %s\n", i,
+		    flags, w, s->offset, w, s->vaddr, size, w, s->align,
 		    sp->verdict == SEG_ELIGIBLE ? "yes" : "no", sp->windows_now,
-		    sp->windows_after, seed_patch_aligns(L, s, pmd) ?
+		    sp->windows_after, kernel_patch_aligns(L, s, pmd) ?
 		    "aligns" : "-");
 	}
 }
@@ -262,249 +350,119 @@ impact_text_geometries(FILE *f, const struct geometry_impact *imp, size_t n)
 }
 
 static void
-impact_json_segments(FILE *f, const struct elf_layout *L,
+impact_json_segments(struct json *j, const struct elf_layout *L,
     const struct plan *P, uint64_t pmd)
 {
-	const char *sep = "";
+	char flags[4];
 	size_t i;
 
-	fputs("\"segments\":[", f);
+	json_array(j, "segments");
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 		const struct seg_plan *sp = &P->segs[i];
-		char flags[4];
 
 		if (s->type != PT_LOAD)
 			continue;
-		flag_text(s->flags, flags);
-		fprintf(f, "%s{\"index\":%zu,\"flags\":\"%s\",\"offset\":%" PRIu64
-		    ",\"vaddr\":%" PRIu64 ",\"filesz\":%" PRIu64 ",\"align\":%"
-		    PRIu64 ",\"eligible\":%s,\"windows_now\":%" PRIu64
-		    ",\"windows_after\":%" PRIu64 ",\"seed_patch\":%s}", sep, i,
-		    flags, s->offset, s->vaddr, s->filesz, s->align,
-		    sp->verdict == SEG_ELIGIBLE ? "true" : "false",
-		    sp->windows_now, sp->windows_after,
-		    seed_patch_aligns(L, s, pmd) ? "true" : "false");
-		sep = ",";
+		flag_json(s->flags, flags);
+		json_object(j, NULL);
+		json_u64(j, "index", i);
+		json_str(j, "flags", flags);
+		json_u64(j, "offset", s->offset);
+		json_u64(j, "vaddr", s->vaddr);
+		json_u64(j, "filesz_bytes", s->filesz);
+		json_u64(j, "align_bytes", s->align);
+		json_str(j, "verdict", verdict_code(sp->verdict));
+		json_u64(j, "windows_now", sp->windows_now);
+		json_u64(j, "windows_after", sp->windows_after);
+		json_bool(j, "kernel_patch_aligns", kernel_patch_aligns(L, s, pmd));
+		json_close(j);
 	}
-	fputs("]", f);
+	json_close(j);
 }
 
 static void
-impact_json_geometries(FILE *f, const struct geometry_impact *imp, size_t n)
+impact_json_geometries(struct json *j, const struct geometry_impact *imp,
+    size_t n)
 {
 	size_t i;
 
-	fputs("\"geometries\":[", f);
+	json_array(j, "geometries");
 	for (i = 0; i < n; i++) {
 		const struct geometry_impact *m = &imp[i];
 
+		json_object(j, NULL);
+		json_str(j, "name", m->geometry->name);
+		json_u64(j, "page_bytes", m->geometry->page);
+		json_u64(j, "pmd_bytes", m->geometry->pmd);
+		json_u64(j, "cont_bytes", m->geometry->cont);
 		if (m->error[0] != '\0') {
-			fprintf(f, "%s{\"name\":\"%s\",\"page\":%" PRIu64
-			    ",\"pmd\":%" PRIu64 ",\"cont\":%" PRIu64
-			    ",\"error\":", i ? "," : "", m->geometry->name,
-			    m->geometry->page, m->geometry->pmd,
-			    m->geometry->cont);
-			json_string(f, m->error);
-			fputc('}', f);
+			json_str(j, "error", m->error);
+			json_close(j);
 			continue;
 		}
-		fprintf(f, "%s{\"name\":\"%s\",\"page\":%" PRIu64 ",\"pmd\":%"
-		    PRIu64 ",\"cont\":%" PRIu64 ",\"translations_now\":%" PRIu64
-		    ",\"translations_after\":%" PRIu64 ",\"huge_bytes_now\":%"
-		    PRIu64 ",\"huge_bytes_after\":%" PRIu64
-		    ",\"rss_increase_max\":%" PRIu64 ",\"aslr_bits_lost\":%u,"
-		    "\"file_growth\":%" PRId64 "}", i ? "," : "",
-		    m->geometry->name, m->geometry->page, m->geometry->pmd,
-		    m->geometry->cont, m->translations_now,
-		    m->translations_after, m->huge_bytes_now,
-		    m->huge_bytes_after, m->rss_increase_max, m->aslr_bits_lost,
-		    m->file_growth);
+		json_u64(j, "translations_now", m->translations_now);
+		json_u64(j, "translations_after", m->translations_after);
+		json_u64(j, "huge_bytes_now", m->huge_bytes_now);
+		json_u64(j, "huge_bytes_after", m->huge_bytes_after);
+		json_u64(j, "rss_increase_max_bytes", m->rss_increase_max);
+		json_u64(j, "aslr_bits_lost", m->aslr_bits_lost);
+		json_i64(j, "growth_bytes", m->file_growth);
+		json_close(j);
 	}
-	fputs("]", f);
+	json_close(j);
 }
 
 void
-report_impact(FILE *f, enum format fmt, const char *name,
+report_impact(FILE *f, const struct options *o, const char *name,
     const struct elf_layout *L, const struct plan *P,
     const struct geometry *own, const struct geometry_impact *imp, size_t n)
 {
-	bool after = P->base_aligned_after;
+	struct json j;
 
-	if (fmt == FORMAT_JSON) {
-		fputs("{\"file\":", f);
-		json_string(f, name);
-		fprintf(f, ",\"machine\":\"%s\",\"type\":\"%s\",\"geometry\":"
-		    "\"%s\",\"pmd\":%" PRIu64 ",\"alignment\":%" PRIu64
-		    ",\"base_aligned_now\":%s,\"base_aligned_after\":%s,",
-		    machine_name(L->machine), file_kind(L), own->name, own->pmd,
-		    P->huge_align,
-		    P->base_aligned_now ? "true" : "false",
-		    after ? "true" : "false");
-		impact_json_segments(f, L, P, own->pmd);
-		fputc(',', f);
-		impact_json_geometries(f, imp, n);
-		fputs("}\n", f);
+	if (o->format == FORMAT_TEXT) {
+		fprintf(f, "%s: %s %s, %s; load base PMD-aligned: now %s, "
+		    "after %s\n", name, machine_name(L->machine), file_kind(L),
+		    own->name, P->base_aligned_now ? "yes" : "no",
+		    P->base_aligned_after ? "yes" : "no");
+		impact_text_segments(f, L, P, own->pmd);
+		impact_text_geometries(f, imp, n);
 		return;
 	}
-	fprintf(f, "%s: %s %s, %s; load base PMD-aligned: now %s, after %s\n",
-	    name, machine_name(L->machine), file_kind(L), own->name,
-	    P->base_aligned_now ? "yes" : "no", after ? "yes" : "no");
-	impact_text_segments(f, L, P, own->pmd);
-	impact_text_geometries(f, imp, n);
-}
-
-/* --- --check ------------------------------------------------------------- */
-
-/*
- * Why a PT_LOAD must change.  A segment that only moves because one before
- * it moved has no finding of its own.
- */
-static uint64_t
-required_modulus(const struct elf_layout *L, const struct plan *P, size_t i)
-{
-	const struct seg_desc *s = &L->segs[i];
-
-	if (P->segs[i].verdict == SEG_ELIGIBLE)
-		return P->segs[i].target;
-	return s->align > P->max_page ? s->align : P->max_page;
-}
-
-static bool
-offset_finding(const struct elf_layout *L, const struct plan *P, size_t i)
-{
-	const struct seg_desc *s = &L->segs[i];
-
-	return ((s->offset - s->vaddr) & (required_modulus(L, P, i) - 1)) != 0;
-}
-
-static bool
-load_finding(const struct elf_layout *L, const struct plan *P, size_t i,
-    char *text, size_t len)
-{
-	const struct seg_desc *s = &L->segs[i];
-	const struct seg_plan *sp = &P->segs[i];
-	uint64_t m = required_modulus(L, P, i);
-
-	if (sp->verdict == SEG_PINNED) {
-		snprintf(text, len, "PT_LOAD %zu: holds a full window and the "
-		    "ELF and program headers, which cannot move, and p_offset "
-		    "0x%" PRIx64 " is not congruent to p_vaddr 0x%" PRIx64
-		    " modulo 0x%" PRIx64 " (not fixable: relink, for example "
-		    "with -z separate-code)", i, s->offset, s->vaddr, sp->target);
-		return true;
-	}
-	/* Only what the rewrite would change is a finding. */
-	if (sp->new_offset == s->offset && sp->new_align == s->align)
-		return false;
-	if (offset_finding(L, P, i))
-		snprintf(text, len, "PT_LOAD %zu: p_offset 0x%" PRIx64 " is not "
-		    "congruent to p_vaddr 0x%" PRIx64 " modulo 0x%" PRIx64
-		    " (needs 0x%" PRIx64 ")", i, s->offset, s->vaddr, m,
-		    sp->new_offset);
-	else if (sp->new_align != s->align)
-		snprintf(text, len, "PT_LOAD %zu: p_align 0x%" PRIx64
-		    " is below 0x%" PRIx64, i, s->align, sp->new_align);
-	else
-		return false;
-	return true;
-}
-
-static void
-finding(FILE *f, enum format fmt, const char *name, const char *text,
-    bool *first)
-{
-	if (fmt == FORMAT_TEXT) {
-		fprintf(f, "%s: %s\n", name, text);
-		return;
-	}
-	fputs(*first ? "" : ",", f);
-	json_string(f, text);
-	*first = false;
-}
-
-static void
-compat_text(const struct compat_finding *c, char *text, size_t len)
-{
-	switch (c->kind) {
-	case COMPAT_OFFSET:
-		snprintf(text, len, "PT_LOAD %zu: p_offset and p_vaddr differ "
-		    "modulo the 0x%" PRIx64 " page (fixable: pad with "
-		    "--page-size)", c->index, c->page);
-		break;
-	case COMPAT_ALIGN:
-		snprintf(text, len, "PT_LOAD %zu: p_align 0x%" PRIx64 " is below "
-		    "the 0x%" PRIx64 " page (fixable: raise with --page-size)",
-		    c->index, c->align, c->page);
-		break;
-	case COMPAT_SHARED:
-		snprintf(text, len, "PT_LOAD %zu: shares a 0x%" PRIx64 " page "
-		    "with PT_LOAD %zu, which has other permissions (not "
-		    "fixable: relink with -z max-page-size=0x%" PRIx64 ")",
-		    c->index, c->page, c->other, c->page);
-		break;
-	}
+	json_begin(&j, f, mode_name(o));
+	json_str(&j, "file", name);
+	json_str(&j, "status", "reported");
+	json_str(&j, "machine", machine_name(L->machine));
+	json_str(&j, "type", file_kind(L));
+	json_str(&j, "geometry", own->name);
+	json_u64(&j, "pmd_bytes", own->pmd);
+	json_u64(&j, "alignment_bytes", P->huge_align);
+	json_bool(&j, "base_aligned_now", P->base_aligned_now);
+	json_bool(&j, "base_aligned_after", P->base_aligned_after);
+	impact_json_segments(&j, L, P, own->pmd);
+	impact_json_geometries(&j, imp, n);
+	json_end(&j);
 }
 
 /*
- * A page-size finding says the same as the plan's offset finding where the
- * plan asks for no more than the page; the page-size one, which says
- * whether padding fixes it, is kept.
+ * A file that ended without its mode's result: an error (already said on
+ * stderr), not ELF, or not a program.  Text: said where the mode lists
+ * files (--check, --warm); JSON: one line in every mode.
  */
-static bool
-said_by_compat(const struct elf_layout *L, const struct plan *P,
-    const struct compat_finding *cf, size_t ncf, size_t i)
-{
-	size_t k;
-
-	for (k = 0; k < ncf; k++)
-		if (cf[k].kind == COMPAT_OFFSET && cf[k].index == i &&
-		    offset_finding(L, P, i) &&
-		    required_modulus(L, P, i) <= cf[k].page)
-			return true;
-	return false;
-}
-
 void
-report_check(FILE *f, enum format fmt, const char *name,
-    const struct elf_layout *L, const struct plan *P,
-    const struct compat_finding *cf, size_t ncf, enum file_class cls)
+report_other(FILE *f, const struct options *o, const char *name,
+    enum file_class cls, const char *message)
 {
-	bool first = true;
-	char text[256];
-	size_t i;
+	struct json j;
 
-	if (fmt == FORMAT_JSON) {
-		fputs("{\"file\":", f);
-		json_string(f, name);
-		fprintf(f, ",\"status\":\"%s\",\"findings\":[", class_text(cls));
-	}
-	for (i = 0; i < L->nsegs; i++)
-		if (L->segs[i].type == PT_LOAD &&
-		    !said_by_compat(L, P, cf, ncf, i) &&
-		    load_finding(L, P, i, text, sizeof(text)))
-			finding(f, fmt, name, text, &first);
-	for (i = 0; i < ncf; i++) {
-		compat_text(&cf[i], text, sizeof(text));
-		finding(f, fmt, name, text, &first);
-	}
-	if (fmt == FORMAT_JSON)
-		fprintf(f, "],\"windows_now\":%" PRIu64 ",\"windows_after\":%"
-		    PRIu64 "}\n", P->windows_now, P->windows_after);
-}
-
-void
-report_check_other(FILE *f, enum format fmt, const char *name,
-    enum file_class cls, const char *why)
-{
-	if (fmt == FORMAT_TEXT) {
-		if (cls != FILE_ERROR)	/* errors already went to stderr */
-			fprintf(f, "%s: %s\n", name, why);
+	if (o->format == FORMAT_TEXT) {
+		if (cls != FILE_ERROR && (o->mode == MODE_CHECK ||
+		    o->mode == MODE_WARM))
+			fprintf(f, "%s: %s\n", name, message);
 		return;
 	}
-	fputs("{\"file\":", f);
-	json_string(f, name);
-	fprintf(f, ",\"status\":\"%s\",\"findings\":[", class_text(cls));
-	json_string(f, why);
-	fputs("],\"windows_now\":0,\"windows_after\":0}\n", f);
+	json_begin(&j, f, mode_name(o));
+	json_str(&j, "file", name);
+	json_str(&j, "status", class_text(cls));
+	json_str(&j, "message", message);
+	json_end(&j);
 }

@@ -101,52 +101,54 @@ warm_text(FILE *f, const char *name, const struct warm_result *r)
 }
 
 static void
-warm_json_reasons(FILE *f, const struct warm_result *r)
+warm_json_reasons(struct json *j, const struct warm_result *r)
 {
 	char why[512];
-	bool first = true;
 	size_t k;
 	int i;
 
-	fputs(",\"reasons\":[", f);
+	json_array(j, "reasons");
 	for (i = 0; i < WARM_NREASONS; i++) {
 		if (r->not_huge[i] == 0)
 			continue;
 		reason_text(why, sizeof(why), r, (enum warm_reason)i);
-		fprintf(f, "%s{\"code\":\"%s\",\"windows\":%" PRIu64
-		    ",\"message\":", first ? "" : ",", reason_codes[i],
-		    r->not_huge[i]);
-		json_string(f, why);
+		json_object(j, NULL);
+		json_str(j, "code", reason_codes[i]);
+		json_u64(j, "windows", r->not_huge[i]);
+		json_str(j, "message", why);
 		if (i == WARM_BUSY) {
-			fputs(",\"pids\":[", f);
+			json_array(j, "pids");
 			for (k = 0; k < r->npids; k++)
-				fprintf(f, "%s%ld", k ? "," : "", r->pids[k]);
-			fputc(']', f);
+				json_u64(j, NULL, (uint64_t)r->pids[k]);
+			json_close(j);
 		}
-		fputc('}', f);
-		first = false;
+		json_close(j);
 	}
-	fputc(']', f);
+	json_close(j);
 }
 
 void
-report_warm(FILE *f, enum format fmt, const char *name,
+report_warm(FILE *f, const struct options *o, const char *name,
     const struct warm_result *r, enum file_class cls)
 {
-	if (fmt == FORMAT_TEXT) {
+	struct json j;
+
+	if (o->format == FORMAT_TEXT) {
 		warm_text(f, name, r);
 		return;
 	}
-	fputs("{\"file\":", f);
-	json_string(f, name);
-	fprintf(f, ",\"status\":\"%s\",\"windows\":%" PRIu64 ",\"huge_before\":%"
-	    PRIu64 ",\"made_huge\":%" PRIu64 ",\"not_huge\":%" PRIu64
-	    ",\"base_aligned\":%s", class_text(cls), r->windows, r->huge_before,
-	    r->made_huge, warm_not_huge(r), r->base_aligned ? "true" : "false");
-	warm_json_reasons(f, r);
-	fprintf(f, ",\"read_bytes\":%" PRIu64 ",\"fs_type\":", r->read_bytes);
-	json_string(f, r->fs_type);
-	fputs("}\n", f);
+	json_begin(&j, f, mode_name(o));
+	json_str(&j, "file", name);
+	json_str(&j, "status", class_text(cls));
+	json_u64(&j, "windows", r->windows);
+	json_u64(&j, "huge_before", r->huge_before);
+	json_u64(&j, "made_huge", r->made_huge);
+	json_u64(&j, "not_huge", warm_not_huge(r));
+	json_bool(&j, "base_aligned", r->base_aligned);
+	warm_json_reasons(&j, r);
+	json_u64(&j, "read_bytes", r->read_bytes);
+	json_str(&j, "fs_type", r->fs_type);
+	json_end(&j);
 }
 
 /* --- --host -------------------------------------------------------------- */
@@ -201,67 +203,66 @@ host_text(FILE *f, const struct host_facts *hf)
 }
 
 static void
-json_tri(FILE *f, const char *key, enum tri t)
+json_tri(struct json *j, const char *key, enum tri t)
 {
-	fprintf(f, ",\"%s\":%s", key, t == TRI_YES ? "true" : t == TRI_NO ?
-	    "false" : "null");
+	if (t == TRI_UNKNOWN)
+		json_str(j, key, NULL);
+	else
+		json_bool(j, key, t == TRI_YES);
 }
 
 static void
-host_json_path(FILE *f, const struct host_path *h)
+host_json_path(FILE *f, const struct options *o, const struct host_path *h)
 {
-	fputs("{\"schema\":1,\"path\":", f);
-	json_string(f, h->path);
+	struct json j;
+
+	json_begin(&j, f, mode_name(o));
+	json_str(&j, "path", h->path);
 	if (h->error != 0) {
-		fputs(",\"status\":\"error\",\"message\":", f);
-		json_string(f, strerror(h->error));
-		fputs("}\n", f);
+		json_str(&j, "status", "error");
+		json_str(&j, "message", strerror(h->error));
+		json_end(&j);
 		return;
 	}
-	fputs(",\"fs_type\":", f);
-	json_string(f, h->fs.type);
-	fputs(",\"mount_point\":", f);
-	json_string(f, h->fs.mount_point);
-	fputs(",\"mount_options\":", f);
-	json_string(f, h->fs.options);
-	fprintf(f, ",\"tmpfs_huge\":");
-	json_string(f, h->fs.huge);
-	fprintf(f, ",\"probed\":%s,\"write_pmd_bytes\":%" PRIu64
-	    ",\"warm_pmd_bytes\":%" PRIu64 ",\"collapse_pmd_bytes\":%" PRIu64,
-	    h->probe.done ? "true" : "false", h->probe.write_pmd,
-	    h->probe.warm_pmd, h->probe.collapse_pmd);
-	json_tri(f, "expect_write", h->expect.write);
-	json_tri(f, "expect_readahead", h->expect.readahead);
-	json_tri(f, "expect_collapse", h->expect.collapse);
-	fprintf(f, ",\"outcome\":\"%s\",\"advice\":",
-	    fs_outcome_name(h->outcome));
-	json_string(f, h->sentence);
-	fputs("}\n", f);
+	json_str(&j, "status", fs_outcome_name(h->outcome));
+	json_str(&j, "fs_type", h->fs.type);
+	json_str(&j, "mount_point", h->fs.mount_point);
+	json_str(&j, "mount_options", h->fs.options);
+	json_str(&j, "tmpfs_huge", h->fs.huge);
+	json_bool(&j, "probed", h->probe.done);
+	json_u64(&j, "probe_bytes", h->probe.size);
+	json_u64(&j, "write_pmd_bytes", h->probe.write_pmd);
+	json_u64(&j, "warm_pmd_bytes", h->probe.warm_pmd);
+	json_u64(&j, "collapse_pmd_bytes", h->probe.collapse_pmd);
+	json_tri(&j, "expect_write", h->expect.write);
+	json_tri(&j, "expect_readahead", h->expect.readahead);
+	json_tri(&j, "expect_collapse", h->expect.collapse);
+	json_str(&j, "outcome", fs_outcome_name(h->outcome));
+	json_str(&j, "advice", h->sentence);
+	json_end(&j);
 }
 
 void
-report_host(FILE *f, enum format fmt, const struct host_facts *hf)
+report_host(FILE *f, const struct options *o, const struct host_facts *hf)
 {
+	struct json j;
 	size_t i;
 
-	if (fmt == FORMAT_TEXT) {
+	if (o->format == FORMAT_TEXT) {
 		host_text(f, hf);
 		return;
 	}
-	fputs("{\"schema\":1,\"kernel\":", f);
-	json_string(f, hf->kernel);
-	fputs(",\"thp_enabled\":", f);
-	json_string(f, hf->thp_enabled);
-	fputs(",\"thp_defrag\":", f);
-	json_string(f, hf->thp_defrag);
-	fputs(",\"thp_shmem_enabled\":", f);
-	json_string(f, hf->thp_shmem);
-	json_tri(f, "read_only_thp_for_fs", hf->ro_thp_for_fs);
-	json_tri(f, "madv_collapse_files", hf->collapse_files);
-	fputs(",\"glibc\":", f);
-	json_string(f, hf->glibc);
-	fprintf(f, ",\"glibc_aligns_libraries\":%s}\n", hf->glibc_aligns ?
-	    "true" : "false");
+	json_begin(&j, f, mode_name(o));
+	json_str(&j, "status", "host");
+	json_str(&j, "kernel", hf->kernel);
+	json_str(&j, "thp_enabled", hf->thp_enabled);
+	json_str(&j, "thp_defrag", hf->thp_defrag);
+	json_str(&j, "thp_shmem_enabled", hf->thp_shmem);
+	json_tri(&j, "read_only_thp_for_fs", hf->ro_thp_for_fs);
+	json_tri(&j, "madv_collapse_files", hf->collapse_files);
+	json_str(&j, "glibc", hf->glibc);
+	json_bool(&j, "glibc_aligns_libraries", hf->glibc_aligns);
+	json_end(&j);
 	for (i = 0; i < hf->npaths; i++)
-		host_json_path(f, &hf->paths[i]);
+		host_json_path(f, o, &hf->paths[i]);
 }

@@ -39,6 +39,7 @@ struct work {
 	size_t next;		/* next item a worker takes */
 	size_t walk_errors;
 	size_t temps_skipped;	/* NAME.elfthp-XXXXXX met in walks */
+	char page_text[32];	/* --compat: "16KiB pages" */
 	const struct options *o;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -120,6 +121,8 @@ static void
 walk_error(struct work *w, const char *path, const char *what)
 {
 	fprintf(stderr, "elfthp-align: %s: %s\n", path, what);
+	/* JSON: one line per failure too, before the files' lines. */
+	report_other(stdout, w->o, path, FILE_ERROR, what);
 	w->walk_errors++;
 }
 
@@ -341,33 +344,98 @@ temps_note(FILE *f, const struct work *w)
 		    w->temps_skipped == 1 ? "" : "s");
 }
 
-static void
-summarise(const struct work *w, const struct tally *t)
+static size_t
+files_in(const struct tally *t)
 {
-	FILE *f = w->o->format == FORMAT_JSON ? stderr : stdout;
 	size_t total = 0, i;
 
 	for (i = 0; i <= FILE_ERROR; i++)
 		total += t->by_class[i];
-	fprintf(f, "checked %zu file%s: %zu ready, %zu need rewriting, "
-	    "%zu need relinking, %zu not applicable (%zu not ELF), "
-	    "%zu error%s\n", total, total == 1 ? "" : "s",
-	    t->by_class[FILE_READY], t->by_class[FILE_NEEDS_REWRITE],
-	    t->by_class[FILE_NEEDS_RELINK],
-	    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
-	    t->by_class[FILE_NOT_ELF], t->by_class[FILE_ERROR] + w->walk_errors,
-	    t->by_class[FILE_ERROR] + w->walk_errors == 1 ? "" : "s");
-	temps_note(f, w);
+	return total;
 }
 
-/* --warm, text only: JSON lines stay one object per file. */
+/* A class's status as a key: "needs-rewrite" counts under "needs_rewrite". */
+static const char *
+summary_key(enum file_class c, char *buf, size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "%s", class_text(c));
+	for (i = 0; buf[i] != '\0'; i++)
+		if (buf[i] == '-')
+			buf[i] = '_';
+	return buf;
+}
+
+/* --check, --compat and --warm with several files: the closing counts. */
+static void
+summary_json(const struct work *w, const struct tally *t)
+{
+	/* The same keys every time, for the mode. */
+	static const enum file_class check[] = { FILE_READY,
+		FILE_NEEDS_REWRITE, FILE_NEEDS_RELINK, FILE_NOT_APPLICABLE,
+		FILE_NOT_ELF };
+	static const enum file_class compat[] = { FILE_COMPATIBLE,
+		FILE_FIXABLE, FILE_NEEDS_RELINK, FILE_NOT_APPLICABLE,
+		FILE_NOT_ELF };
+	static const enum file_class warm[] = { FILE_READY, FILE_NOT_HUGE,
+		FILE_NEEDS_REWRITE, FILE_NOT_APPLICABLE, FILE_NOT_ELF };
+	const enum file_class *classes = w->o->compat ? compat :
+	    w->o->mode == MODE_WARM ? warm : check;
+	size_t k, nclasses = 5;
+	struct json j;
+	char key[32];
+
+	json_begin(&j, stdout, mode_name(w->o));
+	json_object(&j, "summary");
+	json_u64(&j, "files", files_in(t));
+	for (k = 0; k < nclasses; k++)
+		json_u64(&j, summary_key(classes[k], key, sizeof(key)),
+		    t->by_class[classes[k]]);
+	json_u64(&j, "error", t->by_class[FILE_ERROR] + w->walk_errors);
+	json_u64(&j, "temporary_files_skipped", w->temps_skipped);
+	json_end(&j);
+}
+
+static void
+summarise(const struct work *w, const struct tally *t)
+{
+	size_t total = files_in(t), errors = t->by_class[FILE_ERROR] +
+	    w->walk_errors;
+
+	if (w->o->format == FORMAT_JSON)
+		return summary_json(w, t);
+	if (w->o->quiet)
+		return;
+	if (w->o->compat)
+		printf("checked %zu file%s for %s: %zu compatible, %zu fixable, "
+		    "%zu need relinking, %zu not applicable (%zu not ELF), %zu "
+		    "error%s\n", total, total == 1 ? "" : "s", w->page_text,
+		    t->by_class[FILE_COMPATIBLE], t->by_class[FILE_FIXABLE],
+		    t->by_class[FILE_NEEDS_RELINK],
+		    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
+		    t->by_class[FILE_NOT_ELF], errors, errors == 1 ? "" : "s");
+	else
+		printf("checked %zu file%s: %zu ready, %zu need rewriting, %zu "
+		    "need relinking, %zu not applicable (%zu not ELF), %zu "
+		    "error%s\n", total, total == 1 ? "" : "s",
+		    t->by_class[FILE_READY], t->by_class[FILE_NEEDS_REWRITE],
+		    t->by_class[FILE_NEEDS_RELINK],
+		    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
+		    t->by_class[FILE_NOT_ELF], errors, errors == 1 ? "" : "s");
+	temps_note(stdout, w);
+}
+
 static void
 summarise_warm(const struct work *w, const struct tally *t)
 {
-	size_t total = 0, i, errors = t->by_class[FILE_ERROR] + w->walk_errors;
+	size_t total = files_in(t), errors = t->by_class[FILE_ERROR] +
+	    w->walk_errors;
 
-	for (i = 0; i <= FILE_ERROR; i++)
-		total += t->by_class[i];
+	if (w->o->format == FORMAT_JSON)
+		return summary_json(w, t);
+	if (w->o->quiet)
+		return;
 	printf("warmed %zu file%s: %zu all huge, %zu not all huge, %zu need "
 	    "rewriting, %zu not applicable, %zu error%s\n", total,
 	    total == 1 ? "" : "s", t->by_class[FILE_READY],
@@ -377,11 +445,19 @@ summarise_warm(const struct work *w, const struct tally *t)
 	temps_note(stdout, w);
 }
 
+/*
+ * 2: a file failed; --compat: 3 if one needs a relink, else 1 if one is
+ * fixable; --check: 1 if one needs rewriting or relinking; --warm: 1 if a
+ * window is not huge.
+ */
 static int
 exit_status(const struct work *w, const struct tally *t)
 {
 	if (t->by_class[FILE_ERROR] > 0 || w->walk_errors > 0)
 		return 2;
+	if (w->o->compat)
+		return t->by_class[FILE_NEEDS_RELINK] > 0 ? 3 :
+		    t->by_class[FILE_FIXABLE] > 0 ? 1 : 0;
 	if (t->by_class[FILE_NEEDS_REWRITE] + t->by_class[FILE_NEEDS_RELINK] +
 	    t->by_class[FILE_NOT_HUGE] > 0)
 		return 1;
@@ -393,12 +469,15 @@ run_all(char **args, size_t nargs, const struct options *o)
 {
 	struct work w = { .o = o, .mu = PTHREAD_MUTEX_INITIALIZER,
 		.cv = PTHREAD_COND_INITIALIZER };
+	char size[16];
 	pthread_t threads[MAX_JOBS];
 	struct tally t = { { 0 } };
 	unsigned nthreads, k, started = 0;
 	size_t i;
 	int rc;
 
+	format_size(size, sizeof(size), o->page_size);
+	snprintf(w.page_text, sizeof(w.page_text), "%s pages", size);
 	for (i = 0; i < nargs; i++)
 		expand_arg(&w, args[i]);
 	nthreads = worker_count(o, w.n);
@@ -412,7 +491,7 @@ run_all(char **args, size_t nargs, const struct options *o)
 		pthread_join(threads[k], NULL);
 	if (o->mode == MODE_CHECK)
 		summarise(&w, &t);
-	if (o->mode == MODE_WARM && o->format == FORMAT_TEXT && w.n > 1)
+	if (o->mode == MODE_WARM && w.n > 1)
 		summarise_warm(&w, &t);
 	rc = exit_status(&w, &t);
 	free(w.items);

@@ -1,6 +1,6 @@
 /*
- * Unit tests of page-size compatibility (compat.c, and the planner with
- * --page-size): what loads on larger pages, and what only a relink fixes.
+ * Unit tests of what --check finds: page-size compatibility (compat.c, and
+ * the planner with --page-size) and huge-page readiness (findings.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,9 +19,9 @@ test_page_size_refuses_shared_page(void **state)
 {
 	struct fixture *f = *state = new_file(ET_DYN, K(64));
 	struct plan_params p = arm64;
-	struct compat_finding cf[8];
-	size_t n, i;
-	bool shared = false;
+	struct finding cf[8];
+	enum file_class v;
+	size_t n;
 
 	f->L.machine = EM_AARCH64;
 	load(f, PF_R | PF_X, 0, 0, 0x87c);
@@ -29,10 +29,95 @@ test_page_size_refuses_shared_page(void **state)
 	p.min_p_align = K(64);
 	assert_int_equal(plan_build(&f->L, &p, &f->P, &f->e), -1);
 	assert_int_equal(f->e.code, PLAN_PAGE_SHARED);
-	n = compat_findings(&f->L, K(64), cf, 8);
-	for (i = 0; i < n; i++)
-		shared |= cf[i].kind == COMPAT_SHARED;
-	assert_true(shared);
+	assert_int_equal(compat_report(&f->L, K(64), cf, 8, &n, &v), 0);
+	/* The root cause first: the shared page, naming both segments. */
+	assert_int_equal(v, FILE_NEEDS_RELINK);
+	assert_true(n >= 2);
+	assert_int_equal(cf[0].code, FINDING_PAGE_SHARED);
+	assert_int_equal(cf[0].segment, 0);
+	assert_int_equal(cf[0].other, 1);
+	assert_int_equal(cf[0].modulus, K(64));
+	/* The same file loads on 4 KiB pages. */
+	assert_int_equal(compat_report(&f->L, K(4), cf, 8, &n, &v), 0);
+	assert_int_equal(v, FILE_COMPATIBLE);
+	assert_int_equal(n, 0);
+}
+
+/*
+ * Fixable: p_align below the page and an offset that padding fixes; after
+ * the plan with --page-size applied, compatible.  More findings than room:
+ * the count says so.
+ */
+static void
+test_compat_fixable_then_compatible(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, K(256));
+	struct plan_params p = arm64;
+	struct finding cf[8];
+	enum file_class v;
+	size_t n;
+
+	f->L.machine = EM_AARCH64;
+	load(f, PF_R | PF_X, 0, 0, K(60));
+	load(f, PF_R | PF_W, K(60) + 0x100, K(128) + 0x100, K(4));
+	assert_int_equal(compat_report(&f->L, K(16), cf, 8, &n, &v), 0);
+	assert_int_equal(v, FILE_FIXABLE);
+	assert_int_equal(n, 3);	/* two p_aligns, one offset */
+	assert_int_equal(cf[0].code, FINDING_PAGE_ALIGN);
+	assert_int_equal(cf[1].code, FINDING_PAGE_OFFSET);
+	assert_int_equal(cf[1].segment, 1);
+	assert_int_equal(compat_report(&f->L, K(16), cf, 1, &n, &v), 0);
+	assert_int_equal(n, 3);
+	p.min_p_align = K(16);
+	plan_ok(f, &p);
+	apply(f);
+	assert_int_equal(compat_report(&f->L, K(16), cf, 8, &n, &v), 0);
+	assert_int_equal(v, FILE_COMPATIBLE);
+}
+
+/* Readiness: ready exactly when the plan changes nothing. */
+static void
+test_readiness_follows_the_plan(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, 0x5f0 + M(8) + K(8));
+	struct finding fs[8];
+	size_t n, text;
+
+	load(f, PF_R, 0, 0, 0x5f0);
+	text = load(f, PF_R | PF_X, 0x5f0, 0x5f0 + K(4), M(8));
+	plan_ok(f, &x86);
+	assert_int_equal(readiness_verdict(&f->P), FILE_NEEDS_REWRITE);
+	n = readiness_findings(&f->L, &f->P, fs, 8);
+	assert_int_equal(n, 1);		/* the text: its offset */
+	assert_int_equal(fs[0].code, FINDING_OFFSET);
+	assert_int_equal(fs[0].segment, text);
+	assert_int_equal(fs[0].want, f->P.segs[text].new_offset);
+	apply(f);
+	plan_ok(f, &x86);
+	assert_false(f->P.changed);
+	assert_int_equal(readiness_verdict(&f->P), FILE_READY);
+	assert_int_equal(readiness_findings(&f->L, &f->P, fs, 8), 0);
+}
+
+/* ET_EXEC: congruent as linked, p_align 4 KiB: nothing to find. */
+static void
+test_exec_align_is_no_finding(void **state)
+{
+	struct fixture *f = *state = new_file(ET_EXEC, M(5));
+	struct finding fs[8];
+
+	load(f, PF_R | PF_X, 0, M(4), M(3));
+	plan_ok(f, &x86);
+	assert_false(f->P.changed);
+	assert_int_equal(f->P.windows_now, 1);
+	assert_int_equal(readiness_verdict(&f->P), FILE_READY);
+	assert_int_equal(readiness_findings(&f->L, &f->P, fs, 8), 0);
+	/* The same layout as ET_DYN: the base needs p_align. */
+	f->L.type = ET_DYN;
+	plan_free(&f->P);
+	plan_ok(f, &x86);
+	assert_int_equal(readiness_findings(&f->L, &f->P, fs, 8), 1);
+	assert_int_equal(fs[0].code, FINDING_ALIGN);
 }
 
 /* --page-size 64k on a fixable file: every PT_LOAD congruent, p_align raised. */
@@ -59,6 +144,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_page_size_refuses_shared_page),
 		T(test_page_size_fixes_alignment),
+		T(test_compat_fixable_then_compatible),
+		T(test_readiness_follows_the_plan),
+		T(test_exec_align_is_no_finding),
 	};
 
 	return cmocka_run_group_tests_name("compat", tests, NULL, NULL);

@@ -29,16 +29,21 @@ test_geometry_targets(void **state)
 	assert_int_equal(p.fallback_align, M(2));
 	assert_int_equal(p.min_p_align, K(16));
 	assert_int_equal(p.page, K(16));
-	p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
-	    .page_size = K(16), .readiness_only = true });
-	assert_int_equal(p.min_p_align, 0);
+	/* x86_64 with 16 KiB pages (Android's emulation): still 2 MiB PMDs. */
+	p = params_of(&(struct plan_request){ .machine = EM_X86_64,
+	    .page_size = K(16) });
+	assert_int_equal(p.huge_align, M(2));
+	assert_int_equal(p.min_p_align, K(16));
+	assert_true(machine_runs_page(EM_X86_64, K(16)));
+	assert_false(machine_runs_page(EM_X86_64, K(64)));
+	assert_false(machine_runs_page(EM_RISCV, K(16)));
 	p = params_of(&(struct plan_request){ .machine = EM_AARCH64,
 	    .page_size = K(64) });
 	assert_int_equal(p.huge_align, M(2));
 	p = params_of(&(struct plan_request){ .machine = EM_RISCV });
 	assert_int_equal(p.huge_align, M(2));
 	assert_int_equal(plan_params_make(&(struct plan_request){
-	    .machine = EM_X86_64, .page_size = K(16) }, &p, &why), -1);
+	    .machine = EM_X86_64, .page_size = K(64) }, &p, &why), -1);
 	assert_string_equal(why, "page size not supported by this machine");
 	p = params_of(&(struct plan_request){ .machine = EM_X86_64,
 	    .align = M(4) });

@@ -71,7 +71,7 @@ test_impact_arm64_contiguous_blocks(void **state)
 }
 
 static void
-test_seed_patch_rule(void **state)
+test_kernel_patch_rule(void **state)
 {
 	struct fixture *f = *state = new_file(ET_DYN, M(12));
 	size_t r, text;
@@ -82,13 +82,13 @@ test_seed_patch_rule(void **state)
 	r = load(f, PF_R, 0, 0, M(4));
 	text = load(f, PF_R | PF_X, M(4), M(4) + K(4), M(6));
 	assert_string_equal(file_kind(&f->L), "pie");
-	assert_true(seed_patch_aligns(&f->L, &f->segs[r], M(2)));
+	assert_true(kernel_patch_aligns(&f->L, &f->segs[r], M(2)));
 	/* Congruent but not PMD-aligned: the tool aligns it, the patch does not. */
-	assert_false(seed_patch_aligns(&f->L, &f->segs[text], M(2)));
+	assert_false(kernel_patch_aligns(&f->L, &f->segs[text], M(2)));
 	f->L.has_interp = false;
 	f->L.flags1_pie = false;
 	assert_string_equal(file_kind(&f->L), "shared-library");
-	assert_false(seed_patch_aligns(&f->L, &f->segs[r], M(2)));
+	assert_false(kernel_patch_aligns(&f->L, &f->segs[r], M(2)));
 }
 
 int
@@ -97,7 +97,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_impact_counts_translations),
 		T(test_impact_arm64_contiguous_blocks),
-		T(test_seed_patch_rule),
+		T(test_kernel_patch_rule),
 	};
 
 	return cmocka_run_group_tests_name("impact", tests, NULL, NULL);
