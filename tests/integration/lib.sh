@@ -17,6 +17,25 @@
 #   elf_sections FILE    "idx name type addr offset size"
 #   count_eligible FILE [ALIGN]  sets ELIG_N, ELIG_W
 #   set_runner ARCH      sets RUNNER (array) to run ARCH's programs here
+# Small checks (for assert): same_file, same_id, same_listing, equals WHAT
+#   GOT WANT, rc_is, tool_rc N, one_error_line, no_temp DIR (no NAME.elfthp-*
+#   or .elfthp-* left in DIR), tool_err_names, kb_is
+# Scratch space and cleanup
+#   $WORK                a scratch directory, removed at exit
+#   fresh [SRC]          new $WORK/fN with a copy of SRC (default $FX) as
+#                        "prog": sets D, F, SAVED (a copy), L (listing)
+#   fresh_dir            new empty $WORK/fN: sets D
+#   MOUNTS HELD IMMUTABLE  what the script mounted, started in the
+#                        background, made immutable (space-separated lists)
+#   cleanup_hook         undoes all of them (and hold_start); runs at exit,
+#                        may be called earlier.  Scripts do not define it.
+#   unmount DIR          umount DIR now and drop it from MOUNTS
+#   mount_image FS DIR   a loop-mounted ext4/xfs/btrfs image (in MOUNTS)
+# Running programs
+#   hold_start OUT CMD...  run CMD --hold in the background until it prints
+#                        "ready" (the one wait-until-ready loop): HOLD_PID
+#   hold_stop            stop it
+#   pmd_kb PID FILE [x], run_pmd FILE CMD..., drop_cache, cached_bytes
 #
 # The tool is $ELFTHP_ALIGN, default ./elfthp-align in the repository root.
 # Each script runs standalone and ends with the line
@@ -79,9 +98,37 @@ finish() {
 # --- scratch space -------------------------------------------------------
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/elfthp-it.XXXXXX") || exit 1
-# Scripts may define cleanup_hook (unmount, kill) to run before removal.
+
+# What cleanup_hook undoes; scripts add to these (space-separated).
+MOUNTS=""       # mount points: unmounted (lazily if busy), then rmdir'ed
+HELD=""         # pids of background processes: killed and reaped
+IMMUTABLE=""    # files given chattr +i: the flag is cleared
+HOLD_PID=""     # the process hold_start started: stopped
+
+# cleanup_hook: stop what the script started and unmount what it mounted.
+# Runs at exit (before $WORK is removed); a script may call it earlier.
+cleanup_hook() {
+    local p m
+    hold_stop
+    for p in $HELD; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    HELD=""
+    for p in $IMMUTABLE; do chattr -i "$p" 2>/dev/null; done
+    IMMUTABLE=""
+    for m in $MOUNTS; do
+        umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+        rmdir "$m" 2>/dev/null
+    done
+    MOUNTS=""
+}
+
+# unmount DIR: umount DIR now and drop it from $MOUNTS; 1 if umount fails.
+unmount() {
+    umount "$1" || return 1
+    MOUNTS=$(for m in $MOUNTS; do [ "$m" = "$1" ] || printf '%s ' "$m"; done)
+}
+
 _lib_cleanup() {
-    if declare -F cleanup_hook >/dev/null; then cleanup_hook; fi
+    cleanup_hook
     chmod -R u+w "$WORK" 2>/dev/null
     rm -rf "$WORK"
 }
@@ -461,17 +508,38 @@ tool_err_names() {
     WHY="stderr does not have 'elfthp-align: $1: ...': $(tool_said)"; return 1
 }
 
+# --- scratch copies -------------------------------------------------------
+
+FRESH_N=0
+# fresh_dir: a new empty directory $WORK/fN (N counts up); sets D.
+fresh_dir() {
+    FRESH_N=$((FRESH_N + 1))
+    D=$WORK/f$FRESH_N
+    mkdir -p "$D"
+}
+
+# fresh [SRC]: fresh_dir holding a copy of SRC (default $FX, the script's
+# fixture) as "prog", mode 755.  Sets D (the directory), F (the copy),
+# SAVED ($WORK/fN.saved, another copy to compare with) and L (the listing
+# of D).
+fresh() {
+    fresh_dir && cp "${1:-$FX}" "$D/prog" && chmod 755 "$D/prog" || return 1
+    F=$D/prog SAVED=$WORK/f$FRESH_N.saved
+    cp "$F" "$SAVED" || return 1
+    L=$(listing "$D")
+}
+
 # --- running programs and reading their mappings -------------------------
 
-HOLD_PID=""
 # hold_start OUT CMD...: run CMD (a fixture, given --hold as its last
-# argument) in the background, output to OUT, and wait until it prints
-# "ready"; HOLD_PID is its pid.  Returns 1 (WHY set) if it never does.
+# argument) in the background, output to OUT, and wait (30 s at most)
+# until it prints "ready"; HOLD_PID is its pid.  Returns 1 (WHY set, the
+# process stopped) if it never does.  One held process at a time.
 hold_start() {
     local out=$1 i; shift
     "$@" --hold > "$out" 2>&1 &
     HOLD_PID=$!
-    for i in $(seq 1 300); do
+    for i in $(seq 1 600); do
         grep -q '^ready$' "$out" 2>/dev/null && return 0
         kill -0 "$HOLD_PID" 2>/dev/null || break
         sleep 0.05

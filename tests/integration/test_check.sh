@@ -31,13 +31,6 @@
 need_builddir "$@"
 need_tool
 
-MNT=""
-cleanup_hook() {
-    if [ -n "$MNT" ]; then
-        umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
-        MNT=""
-    fi
-}
 
 # --- helpers ---------------------------------------------------------------
 
@@ -499,7 +492,7 @@ if [ "$(id -u)" -ne 0 ]; then
 elif ! err=$(mount -t tmpfs -o size=64m tmpfs "$X/mnt" 2>&1); then
     skip "-x tests" "cannot mount a tmpfs: $err"
 else
-    MNT=$X/mnt
+    MOUNTS="$X/mnt $MOUNTS"
     mkdir -p "$X/mnt/deeper"
     cp "$SRC/hello" "$X/mnt/m1"
     cp "$SRC/hello-nopie" "$X/mnt/deeper/m2"
@@ -521,7 +514,7 @@ else
     assert "rewrite -r -x: afterwards --check -r -x exits 0" exits_with 0 --check -r -x "$X"
     assert "rewrite -r -x: the tmpfs file still needs rewriting (--check -r exits 1)" \
         exits_with 1 --check -r "$X"
-    cleanup_hook
+    unmount "$X/mnt"
 fi
 
 # ------------------------------------------------------------------------

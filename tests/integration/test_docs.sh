@@ -17,12 +17,6 @@
 need_builddir "$@"
 need_tool
 
-MOUNTS=""
-cleanup_hook() {
-    local m
-    hold_stop
-    for m in $MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
-}
 
 README=$REPO_ROOT/README.md
 MAN=$REPO_ROOT/man/elfthp-align.1

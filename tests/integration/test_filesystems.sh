@@ -38,13 +38,6 @@
 need_builddir "$@"
 need_tool
 
-MOUNTS="" LOOPS=""
-cleanup_hook() {
-    local m
-    hold_stop
-    for m in $MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
-    MOUNTS=""
-}
 
 PMD_KB=2048
 if [ "$(uname -m)" != x86_64 ]; then
@@ -359,6 +352,6 @@ for fs in ext4 xfs btrfs; do
         huge_fs_cases "$fs" "$M"
     fi
     host_cases "$fs" "$M"
-    umount "$M" && MOUNTS=${MOUNTS/"$M "/}
+    unmount "$M"
 done
 finish

@@ -344,36 +344,9 @@ assert "--pid notapid: exit 2" tool_rc 2
 
 # --- --pid on a huge=always tmpfs ---------------------------------------------
 
-MNT="" HELD=""
-cleanup_hook() {
-    local p
-    for p in $HELD; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-    HELD=""
-    if [ -n "$MNT" ]; then
-        umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
-        rmdir "$MNT" 2>/dev/null
-        MNT=""
-    fi
-}
 
-# hold PROG: start PROG --hold, wait for "ready"; sets HPID.  1 if it failed.
-hold() {
-    local n
-    "$1" --hold > "$1.out" 2>&1 &
-    HPID=$!
-    HELD="$HELD $HPID"
-    for n in $(seq 1 300); do
-        grep -q '^ready$' "$1.out" 2>/dev/null && return 0
-        kill -0 "$HPID" 2>/dev/null || break
-        sleep 0.1
-    done
-    WHY="$1 --hold did not get ready: $(head -3 "$1.out" | tr '\n' ' ')"
-    return 1
-}
-unhold() {
-    kill "$HPID" 2>/dev/null; wait "$HPID" 2>/dev/null
-    HELD=$(echo "$HELD" | tr ' ' '\n' | grep -vx "$HPID" | tr '\n' ' ')
-}
+# hold PROG: hold_start PROG (its output in PROG.out); HPID is its pid.
+hold() { hold_start "$1.out" "$1" && HPID=$HOLD_PID; }
 
 pid_tests() {
     if [ "$(uname -m)" != x86_64 ]; then
@@ -385,10 +358,11 @@ pid_tests() {
     local err
     MNT=$(mktemp -d "${TMPDIR:-/tmp}/elfthp-pid.XXXXXX") || return
     if ! err=$(mount -t tmpfs -o huge=always,size=256M tmpfs "$MNT" 2>&1); then
-        rmdir "$MNT"; MNT=""
+        rmdir "$MNT"
         skip "--pid on tmpfs" "cannot mount tmpfs with huge=always: ${err:-not root?}"
         return
     fi
+    MOUNTS="$MNT $MOUNTS"
     cp "$F/${SRC[lld-pie-aligned]}" "$MNT/aligned" &&
         cp "$F/${SRC[lld-pie]}" "$MNT/orig" || { fail "--pid: copy to tmpfs" "cp failed"; return; }
 
@@ -407,7 +381,7 @@ pid_tests() {
                 { WHY="not one row for $MNT/aligned: $(tool_said)"; return 1; }
         }
         assert "--pid (text): header and one row for the program" text_ok
-        unhold
+        hold_stop
     fi
 
     # The original: its text can never be congruent.  Its first PT_LOAD
@@ -419,14 +393,14 @@ pid_tests() {
         base=$("$PY" "$MODEL" base "$HPID" "$MNT/orig")
         [ $(( base % 2097152 )) -ne 0 ] && break
         echo "# original mapped at a 2 MiB-aligned base by chance; again"
-        unhold
+        hold_stop
     done
     run_tool --pid "$HPID" --format json
     if assert "--pid (original): exit 0" tool_rc 0; then
         printf '%s\n' "$T_OUT" > "$WORK/pid.json"
         model pid "--pid (original)" "$HPID" "$MNT/orig" "$WORK/pid.json" plain
     fi
-    unhold
+    hold_stop
 }
 pid_tests
 cleanup_hook
