@@ -7,6 +7,7 @@
 #   finish                         summary line; exit 1 if anything failed
 # Checks (set WHY and return 0 ok / 1 failed / 2 cannot check)
 #   check_congruence FILE [ALIGN]
+#   check_p_align FILE [ALIGN]    eligible PT_LOADs have p_align >= ALIGN
 #   check_segment_bytes ORIG NEW
 #   check_only_align_changed ORIG NEW
 #   check_elflint ORIG NEW
@@ -295,6 +296,23 @@ check_congruence() {
     done < <(elf_phdrs "$f")
     if [ "$nload" -eq 0 ]; then WHY="$f: no PT_LOAD (readelf failed?)"; return 1; fi
     if [ -n "$bad" ]; then WHY="$f${bad#;}"; return 1; fi
+    return 0
+}
+
+# check_p_align FILE [ALIGN]: every PT_LOAD the tool aligns (not
+# writable, holding a full ALIGN window) has p_align >= ALIGN (readelf).
+# What an in-place rewrite of an already congruent (GNU ld) layout adds.
+check_p_align() {
+    local f=$1 a=${2:-$TARGET} i t o v p fs ms fl al bad="" n=0
+    while read -r i t o v p fs ms fl al; do
+        [ "$t" = LOAD ] || continue
+        case $fl in *W*) continue ;; esac
+        [ "$(windows "$v" "$fs" "$a")" -gt 0 ] || continue
+        n=$((n + 1))
+        [ "$al" -ge "$a" ] || bad="$bad phdr $i ($fl): p_align $(printf 0x%x "$al")"
+    done < <(elf_phdrs "$f")
+    if [ "$n" -eq 0 ]; then WHY="$f: no eligible PT_LOAD (readelf failed?)"; return 1; fi
+    if [ -n "$bad" ]; then WHY="$f:$bad < $(printf 0x%x "$a")"; return 1; fi
     return 0
 }
 
