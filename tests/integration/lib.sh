@@ -4,6 +4,9 @@
 #   pass DESC / fail DESC REASON / skip DESC REASON
 #   assert DESC CHECK ARGS...      run CHECK; 0 = ok, 1 = FAIL ($WHY), 2 = skip
 #   assert_not DESC CHECK ARGS...  ok if CHECK fails (proves a check can fail)
+#   need DESC REASON CMD...        0 if CMD succeeds, else skip DESC REASON:
+#                                  a check whose precondition fails is
+#                                  counted as skipped, never dropped
 #   finish                         summary line; exit 1 if anything failed
 # Checks (set WHY and return 0 ok / 1 failed / 2 cannot check)
 #   check_congruence FILE [ALIGN]
@@ -82,6 +85,17 @@ assert_not() {
         2) skip "$desc" "$WHY" ;;
         *) fail "$desc" "check unexpectedly passed" ;;
     esac
+}
+
+# need DESC REASON CMD...: 0 if CMD (a precondition) succeeds; else count
+# skip DESC REASON and return 1.  For checks that only make sense under a
+# precondition:  need "$d" "no runner" set_runner x86_64 && assert "$d" ...
+# so that a check that cannot run is counted as skipped, never dropped.
+need() {
+    local desc=$1 reason=$2; shift 2
+    "$@" && return 0
+    skip "$desc" "$reason"
+    return 1
 }
 
 # finish: print the summary and exit.

@@ -69,9 +69,8 @@ refused() {
 # good_result DESC FILE: FILE is the reference result and runs.
 good_result() {
     assert "$1: result equals a single run's output" same_file "$REF" "$2"
-    if [ $can_run = yes ]; then
+    need "$1: result runs like the original" "no way to run x86_64 programs here" [ $can_run = yes ] &&
         assert "$1: result runs like the original" run_same "$FX" "$2"
-    fi
 }
 
 # --- strace-delayed runs ------------------------------------------------------
@@ -358,6 +357,8 @@ if [ $have_strace = yes ]; then
         delayed_wait
         fail "concurrent: first run held in fsync" "it never got there: $(tool_said)"
     fi
+else
+    skip "two tool processes on one file, one held in fsync" "strace with syscall delay injection not available"
 fi
 # Unsynchronised starts, several rounds.
 bad=""
@@ -378,7 +379,8 @@ for round in 1 2 3 4 5; do
 done
 [ -z "$bad" ] && pass "three runs at once, 5 rounds: all exit 0, one rewrite, same result, no temporary file" ||
     fail "three runs at once, 5 rounds" "${bad#; }"
-[ $can_run = yes ] && assert "three runs at once: result runs" run_same "$FX" "$F"
+need "three runs at once: result runs" "no way to run x86_64 programs here" [ $can_run = yes ] &&
+    assert "three runs at once: result runs" run_same "$FX" "$F"
 
 # ------------------------------------------------------------------------------
 echo "# POSIX ACLs"
@@ -567,6 +569,8 @@ os.execvp(sys.argv[1], sys.argv[1:])')
         delayed_wait
         fail "nohup: tool held in pwrite64" "it never got there: $(tool_said)"
     fi
+else
+    skip "SIGHUP ignored by the caller (nohup)" "strace with syscall delay injection not available"
 fi
 
 # ------------------------------------------------------------------------------

@@ -138,7 +138,8 @@ assert "symlink: rewrite exits 0" tool_rc 0
 assert "symlink: the target was rewritten" rewritten "$D/prog"
 assert "symlink: target's directory has no extra file" same_listing "$D" "$l1"
 assert "symlink: link's directory has no extra file" same_listing "$D/links" "$l2"
-set_runner x86_64 && assert "symlink: rewritten target runs" run_same "$FX" "$D/links/link"
+need "symlink: rewritten target runs" "no way to run x86_64 programs here" set_runner x86_64 &&
+    assert "symlink: rewritten target runs" run_same "$FX" "$D/links/link"
 
 # ------------------------------------------------------------------------
 echo "# hard links"
