@@ -23,7 +23,8 @@
 #   set_runner ARCH      sets RUNNER (array) to run ARCH's programs here
 # Small checks (for assert): same_file, same_id, same_listing, equals WHAT
 #   GOT WANT, rc_is, tool_rc N, one_error_line, no_temp DIR (no NAME.elfthp-*
-#   or .elfthp-* left in DIR), tool_err_names, kb_is
+#   or .elfthp-* left in DIR), no_temp_tree DIR (nor anywhere below it),
+#   tool_err_names, kb_is
 # Scratch space and cleanup
 #   $WORK                a scratch directory, removed at exit
 #   fresh [SRC]          new $WORK/fN with a copy of SRC (default $FX) as
@@ -530,6 +531,14 @@ no_temp() {
     left=$( (cd "$1" && ls -A) | grep -E '(^|\.)elfthp-')
     [ -z "$left" ] && return 0
     WHY="temporary file left in $1: $left"; return 1
+}
+
+# no_temp_tree DIR: no temporary file of the tool anywhere under DIR.
+no_temp_tree() {
+    local left
+    left=$(find "$1" -name '*elfthp-*' 2>/dev/null | grep -E '(^|/|\.)elfthp-[^/]*$')
+    [ -z "$left" ] && return 0
+    WHY="temporary files left under $1: $left"; return 1
 }
 
 # tool_err_names FILE: the last run_tool failed with a message naming FILE.

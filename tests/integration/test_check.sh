@@ -238,13 +238,6 @@ is_ready() {
     WHY="--check $1: $(tool_said)"; return 1
 }
 
-# no_temp_files DIR: no FILE.elfthp-XXXXXX left anywhere under DIR.
-no_temp_files() {
-    local t; t=$(find "$1" -name '*.elfthp-*' 2>/dev/null)
-    [ -z "$t" ] && return 0
-    WHY="temporary files left: $t"; return 1
-}
-
 # --- what the tests need ----------------------------------------------------
 
 fx() { fixture_line "$1" && [ -f "$BUILD/$FX_FILE" ]; }
@@ -624,7 +617,7 @@ assert "elfthp-align -r DIR: a line for each rewritten program" \
     has_line "$T_OUT" "^$W/bin/lld-pie: [0-9]+ segments? aligned"
 assert "elfthp-align -r DIR: non-ELF files are skipped silently" \
     no_line "$T_OUT$T_ERR" "script.sh|hello\.o|link-to"
-assert "elfthp-align -r DIR: no temporary file left" no_temp_files "$W"
+assert "elfthp-align -r DIR: no temporary file left" no_temp_tree "$W"
 run_tool --check -r "$W"
 assert "after: --check -r DIR exits 0" tool_rc 0
 nprog=$(find "$W" -type f | wc -l)
@@ -665,7 +658,7 @@ assert "-r with a hard-linked file: the message names it" tool_err_names "$H/a/l
 assert "-r with a hard-linked file: it is untouched" same_id "$H/a/linked" "$id_h"
 assert "-r with a hard-linked file: the other file was still rewritten" \
     check_congruence "$H/b/single"
-assert "-r with a hard-linked file: no temporary file left" no_temp_files "$H"
+assert "-r with a hard-linked file: no temporary file left" no_temp_tree "$H"
 fi   # x86_64 tests
 
 # ------------------------------------------------------------------------

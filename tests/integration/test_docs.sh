@@ -40,9 +40,11 @@ done <<< "$block"
     fail "the man page shows the same lines" "missing:$missing"
 
 # run_line LINE: one README line in bash, with $prog as the block's first
-# line left it, from the tool's directory on PATH.
+# line left it, and "elfthp-align" on PATH naming $TOOL (whatever its own
+# name: ELFTHP_ALIGN may be a wrapper).
+mkdir -p "$WORK/bin" && ln -sf "$TOOL" "$WORK/bin/elfthp-align"
 run_line() {
-    LINE_OUT=$(PATH="$(dirname "$TOOL"):$PATH" prog="$PROG" bash -c "$1" 2>&1)
+    LINE_OUT=$(PATH="$WORK/bin:$PATH" prog="$PROG" bash -c "$1" 2>&1)
 }
 
 if ! fixture_line lld-pie; then

@@ -171,10 +171,8 @@ report_of() {
     fail "$1: $2" "--report --format json ${SRC[$1]} failed"; return 1
 }
 
-# expect_eq DESC GOT WANT
-expect_eq() {
-    if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', expected '$3'"; fi
-}
+# expect_eq DESC GOT WANT: lib.sh's equals, counted.
+expect_eq() { assert "$1" equals "$1" "$2" "$3"; }
 
 if report_of lld-pie "what its report must show"; then
     expect_eq "lld-pie: x86_64-4k: windows_now is 0" \
