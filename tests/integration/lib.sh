@@ -578,6 +578,10 @@ fresh() {
 # process stopped) if it never does.  One held process at a time.
 hold_start() {
     local out=$1 i; shift
+    # Empty OUT first: the background child truncates it only once it runs,
+    # and a "ready" left by the last run would end the wait at once (the
+    # process measured before it mapped anything, its output lost).
+    : > "$out" || { WHY="cannot write $out"; return 1; }
     "$@" --hold > "$out" 2>&1 &
     HOLD_PID=$!
     for i in $(seq 1 600); do
