@@ -4,9 +4,13 @@
 #   pass DESC / fail DESC REASON / skip DESC REASON
 #   assert DESC CHECK ARGS...      run CHECK; 0 = ok, 1 = FAIL ($WHY), 2 = skip
 #   assert_not DESC CHECK ARGS...  ok if CHECK fails (proves a check can fail)
+#   need DESC REASON CMD...        0 if CMD succeeds, else skip DESC REASON:
+#                                  a check whose precondition fails is
+#                                  counted as skipped, never dropped
 #   finish                         summary line; exit 1 if anything failed
 # Checks (set WHY and return 0 ok / 1 failed / 2 cannot check)
 #   check_congruence FILE [ALIGN]
+#   check_p_align FILE [ALIGN]    eligible PT_LOADs have p_align >= ALIGN
 #   check_segment_bytes ORIG NEW
 #   check_only_align_changed ORIG NEW
 #   check_elflint ORIG NEW
@@ -17,6 +21,26 @@
 #   elf_sections FILE    "idx name type addr offset size"
 #   count_eligible FILE [ALIGN]  sets ELIG_N, ELIG_W
 #   set_runner ARCH      sets RUNNER (array) to run ARCH's programs here
+# Small checks (for assert): same_file, same_id, same_listing, equals WHAT
+#   GOT WANT, rc_is, tool_rc N, one_error_line, no_temp DIR (no NAME.elfthp-*
+#   or .elfthp-* left in DIR), no_temp_tree DIR (nor anywhere below it),
+#   tool_err_names, kb_is
+# Scratch space and cleanup
+#   $WORK                a scratch directory, removed at exit
+#   fresh [SRC]          new $WORK/fN with a copy of SRC (default $FX) as
+#                        "prog": sets D, F, SAVED (a copy), L (listing)
+#   fresh_dir            new empty $WORK/fN: sets D
+#   MOUNTS HELD IMMUTABLE  what the script mounted, started in the
+#                        background, made immutable (space-separated lists)
+#   cleanup_hook         undoes all of them (and hold_start); runs at exit,
+#                        may be called earlier.  Scripts do not define it.
+#   unmount DIR          umount DIR now and drop it from MOUNTS
+#   mount_image FS DIR   a loop-mounted ext4/xfs/btrfs image (in MOUNTS)
+# Running programs
+#   hold_start OUT CMD...  run CMD --hold in the background until it prints
+#                        "ready" (the one wait-until-ready loop): HOLD_PID
+#   hold_stop            stop it
+#   pmd_kb PID FILE [x], run_pmd FILE CMD..., drop_cache, cached_bytes
 #
 # The tool is $ELFTHP_ALIGN, default ./elfthp-align in the repository root.
 # Each script runs standalone and ends with the line
@@ -64,6 +88,17 @@ assert_not() {
     esac
 }
 
+# need DESC REASON CMD...: 0 if CMD (a precondition) succeeds; else count
+# skip DESC REASON and return 1.  For checks that only make sense under a
+# precondition:  need "$d" "no runner" set_runner x86_64 && assert "$d" ...
+# so that a check that cannot run is counted as skipped, never dropped.
+need() {
+    local desc=$1 reason=$2; shift 2
+    "$@" && return 0
+    skip "$desc" "$reason"
+    return 1
+}
+
 # finish: print the summary and exit.
 finish() {
     if [ -n "${INTEGRATION_RESULTS:-}" ]; then
@@ -79,9 +114,37 @@ finish() {
 # --- scratch space -------------------------------------------------------
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/elfthp-it.XXXXXX") || exit 1
-# Scripts may define cleanup_hook (unmount, kill) to run before removal.
+
+# What cleanup_hook undoes; scripts add to these (space-separated).
+MOUNTS=""       # mount points: unmounted (lazily if busy), then rmdir'ed
+HELD=""         # pids of background processes: killed and reaped
+IMMUTABLE=""    # files given chattr +i: the flag is cleared
+HOLD_PID=""     # the process hold_start started: stopped
+
+# cleanup_hook: stop what the script started and unmount what it mounted.
+# Runs at exit (before $WORK is removed); a script may call it earlier.
+cleanup_hook() {
+    local p m
+    hold_stop
+    for p in $HELD; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    HELD=""
+    for p in $IMMUTABLE; do chattr -i "$p" 2>/dev/null; done
+    IMMUTABLE=""
+    for m in $MOUNTS; do
+        umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+        rmdir "$m" 2>/dev/null
+    done
+    MOUNTS=""
+}
+
+# unmount DIR: umount DIR now and drop it from $MOUNTS; 1 if umount fails.
+unmount() {
+    umount "$1" || return 1
+    MOUNTS=$(for m in $MOUNTS; do [ "$m" = "$1" ] || printf '%s ' "$m"; done)
+}
+
 _lib_cleanup() {
-    if declare -F cleanup_hook >/dev/null; then cleanup_hook; fi
+    cleanup_hook
     chmod -R u+w "$WORK" 2>/dev/null
     rm -rf "$WORK"
 }
@@ -248,6 +311,23 @@ check_congruence() {
     done < <(elf_phdrs "$f")
     if [ "$nload" -eq 0 ]; then WHY="$f: no PT_LOAD (readelf failed?)"; return 1; fi
     if [ -n "$bad" ]; then WHY="$f${bad#;}"; return 1; fi
+    return 0
+}
+
+# check_p_align FILE [ALIGN]: every PT_LOAD the tool aligns (not
+# writable, holding a full ALIGN window) has p_align >= ALIGN (readelf).
+# What an in-place rewrite of an already congruent (GNU ld) layout adds.
+check_p_align() {
+    local f=$1 a=${2:-$TARGET} i t o v p fs ms fl al bad="" n=0
+    while read -r i t o v p fs ms fl al; do
+        [ "$t" = LOAD ] || continue
+        case $fl in *W*) continue ;; esac
+        [ "$(windows "$v" "$fs" "$a")" -gt 0 ] || continue
+        n=$((n + 1))
+        [ "$al" -ge "$a" ] || bad="$bad phdr $i ($fl): p_align $(printf 0x%x "$al")"
+    done < <(elf_phdrs "$f")
+    if [ "$n" -eq 0 ]; then WHY="$f: no eligible PT_LOAD (readelf failed?)"; return 1; fi
+    if [ -n "$bad" ]; then WHY="$f:$bad < $(printf 0x%x "$a")"; return 1; fi
     return 0
 }
 
@@ -453,6 +533,14 @@ no_temp() {
     WHY="temporary file left in $1: $left"; return 1
 }
 
+# no_temp_tree DIR: no temporary file of the tool anywhere under DIR.
+no_temp_tree() {
+    local left
+    left=$(find "$1" -name '*elfthp-*' 2>/dev/null | grep -E '(^|/|\.)elfthp-[^/]*$')
+    [ -z "$left" ] && return 0
+    WHY="temporary files left under $1: $left"; return 1
+}
+
 # tool_err_names FILE: the last run_tool failed with a message naming FILE.
 tool_err_names() {
     case $T_ERR in
@@ -461,17 +549,42 @@ tool_err_names() {
     WHY="stderr does not have 'elfthp-align: $1: ...': $(tool_said)"; return 1
 }
 
+# --- scratch copies -------------------------------------------------------
+
+FRESH_N=0
+# fresh_dir: a new empty directory $WORK/fN (N counts up); sets D.
+fresh_dir() {
+    FRESH_N=$((FRESH_N + 1))
+    D=$WORK/f$FRESH_N
+    mkdir -p "$D"
+}
+
+# fresh [SRC]: fresh_dir holding a copy of SRC (default $FX, the script's
+# fixture) as "prog", mode 755.  Sets D (the directory), F (the copy),
+# SAVED ($WORK/fN.saved, another copy to compare with) and L (the listing
+# of D).
+fresh() {
+    fresh_dir && cp "${1:-$FX}" "$D/prog" && chmod 755 "$D/prog" || return 1
+    F=$D/prog SAVED=$WORK/f$FRESH_N.saved
+    cp "$F" "$SAVED" || return 1
+    L=$(listing "$D")
+}
+
 # --- running programs and reading their mappings -------------------------
 
-HOLD_PID=""
 # hold_start OUT CMD...: run CMD (a fixture, given --hold as its last
-# argument) in the background, output to OUT, and wait until it prints
-# "ready"; HOLD_PID is its pid.  Returns 1 (WHY set) if it never does.
+# argument) in the background, output to OUT, and wait (30 s at most)
+# until it prints "ready"; HOLD_PID is its pid.  Returns 1 (WHY set, the
+# process stopped) if it never does.  One held process at a time.
 hold_start() {
     local out=$1 i; shift
+    # Empty OUT first: the background child truncates it only once it runs,
+    # and a "ready" left by the last run would end the wait at once (the
+    # process measured before it mapped anything, its output lost).
+    : > "$out" || { WHY="cannot write $out"; return 1; }
     "$@" --hold > "$out" 2>&1 &
     HOLD_PID=$!
-    for i in $(seq 1 300); do
+    for i in $(seq 1 600); do
         grep -q '^ready$' "$out" 2>/dev/null && return 0
         kill -0 "$HOLD_PID" 2>/dev/null || break
         sleep 0.05

@@ -27,9 +27,10 @@ test_one() {
     local name=$1 arch=$2 file=$3 main=$4
     local orig=$BUILD/$file wd=$WORK/$name new id before size0 size1 bytes
     echo "# fixture $name ($arch, rewrite $file, run $main)"
-    mkdir -p "$wd" || return
-    cp -p "$orig" "$wd/" || return
-    [ "$main" != "$file" ] && cp -p "$BUILD/$main" "$wd/"
+    if ! { mkdir -p "$wd" && cp -p "$orig" "$wd/" &&
+           { [ "$main" = "$file" ] || cp -p "$BUILD/$main" "$wd/"; }; }; then
+        fail "$name: copies of the fixture" "mkdir or cp failed in $wd"; return
+    fi
     new=$wd/$file
     before=$(listing "$wd")
 
@@ -87,7 +88,7 @@ test_one() {
     esac
 
     # Second run: nothing to do, file not touched.
-    cp "$new" "$WORK/saved" || return
+    cp "$new" "$WORK/saved" || { fail "$name: a copy of the rewritten file" "cp failed"; return; }
     id=$(file_id "$new")
     run_tool "$new"
     assert "$name: second run exits 0" tool_rc 0
@@ -100,7 +101,8 @@ test_one() {
     rm -f "$WORK/saved"
 
     # -n on a fresh copy writes nothing.
-    mkdir -p "$wd/dry" && cp -p "$orig" "$wd/dry/" || return
+    mkdir -p "$wd/dry" && cp -p "$orig" "$wd/dry/" ||
+        { fail "$name: a copy for -n" "mkdir or cp failed"; return; }
     id=$(file_id "$wd/dry/$file") before=$(listing "$wd/dry")
     run_tool -n "$wd/dry/$file"
     assert "$name: -n exits 0" tool_rc 0
@@ -111,7 +113,8 @@ test_one() {
     assert "$name: -n creates no file" same_listing "$wd/dry" "$before"
 
     # -o writes elsewhere and leaves the input alone.
-    mkdir -p "$wd/o" && cp -p "$orig" "$wd/o/in" || return
+    mkdir -p "$wd/o" && cp -p "$orig" "$wd/o/in" ||
+        { fail "$name: a copy for -o" "mkdir or cp failed"; return; }
     id=$(file_id "$wd/o/in")
     run_tool -o "$wd/o/out" "$wd/o/in"
     assert "$name: -o exits 0" tool_rc 0
@@ -143,7 +146,8 @@ for name in gnu-pie lld-pie; do
     fixture_line "$name" || { skip "$name --align 4194304" "fixture not built"; continue; }
     echo "# fixture $name with --align 4194304"
     wd=$WORK/align-$name
-    mkdir -p "$wd" && cp -p "$BUILD/$FX_FILE" "$wd/" || continue
+    mkdir -p "$wd" && cp -p "$BUILD/$FX_FILE" "$wd/" ||
+        { fail "$name --align 4194304: a copy of the fixture" "mkdir or cp failed"; continue; }
     run_tool --align 4194304 "$wd/$FX_FILE"
     assert "$name --align 4194304: exits 0" tool_rc 0
     count_eligible "$BUILD/$FX_FILE" $((4 << 20))
@@ -157,7 +161,7 @@ for name in gnu-pie lld-pie; do
         check_congruence "$wd/$FX_FILE" $((4 << 20))
     assert "$name --align 4194304: bytes unchanged" \
         check_segment_bytes "$BUILD/$FX_FILE" "$wd/$FX_FILE"
-    set_runner "$FX_ARCH" &&
+    need "$name --align 4194304: runs the same" "no way to run $FX_ARCH here" set_runner "$FX_ARCH" &&
         assert "$name --align 4194304: runs the same" \
             run_same "$BUILD/$FX_MAIN" "$wd/$FX_MAIN" "${RUNNER[@]}"
     rm -rf "$wd"
@@ -174,6 +178,8 @@ if fixture_line gnu-pie; then
         fail "gnu-pie -q: prints nothing" "$(tool_said)"
     assert "gnu-pie -q: file was rewritten" check_congruence "$wd/$FX_FILE"
     rm -rf "$wd"
+else
+    skip "gnu-pie -q" "fixture not built"
 fi
 
 finish

@@ -161,12 +161,17 @@ handled_case() {
     assert "$name: no crash" no_crash
     assert "$name: exits 0" tool_rc 0
     assert "$name: no temporary file left" no_temp "$d"
-    if [ "$T_RC" -ne 0 ]; then rm -rf "$d" "$saved"; return; fi
+    if [ "$T_RC" -ne 0 ]; then
+        skip "$name: checks of the result" "the in-place rewrite failed (counted above)"
+        rm -rf "$d" "$saved"; return
+    fi
     assert "$name: readelf -lW reads the result" readable "$f"
     assert "$name: eligible PT_LOADs congruent" check_congruence "$f"
     assert "$name: segment and section bytes preserved" check_segment_bytes "$saved" "$f"
     if [ -f "$d/o/$name" ]; then
         assert "$name: -o output equals the in-place result" same_file "$f" "$d/o/$name"
+    else
+        fail "$name: -o output equals the in-place result" "-o wrote no output: $(ls -A "$d/o")"
     fi
     # A second run is a no-op (README: "A second run is a no-op").
     run_tool "$f"
@@ -235,7 +240,9 @@ found_case() {
         assert "$name, -o: one message naming the file" one_error_line "$f"
         [ ! -e "$d/out" ] && pass "$name, -o: no output created" ||
             fail "$name, -o: no output created" "$(ls -l "$d/out")"
-    elif [ "$T_RC" -eq 0 ] && [ -f "$d/out" ]; then
+    elif [ "$T_RC" -eq 0 ] && [ ! -f "$d/out" ]; then
+        fail "$name, -o: exit 0 wrote the output" "no $d/out: $(tool_said)"
+    elif [ "$T_RC" -eq 0 ]; then
         assert "$name, -o: output readable" readable "$d/out"
         assert "$name, -o: segment and section bytes preserved" check_segment_bytes "$saved" "$d/out"
         run_tool -n "$d/out"
