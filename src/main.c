@@ -61,6 +61,21 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * Output nobody received is a failure: a full disk or a closed pipe under
+ * a CI step must not look like success.  (A reader that went away gives
+ * SIGPIPE, which ends the process as it always has.)
+ */
+static int
+output_written(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	fprintf(stderr, "elfthp-align: standard output: %s\n",
+	    strerror(errno ? errno : EIO));
+	return 2;
+}
+
 static void
 usage(FILE *f)
 {
@@ -241,8 +256,10 @@ parse_options(int argc, char **argv, struct options *o)
 				errx(EXIT_USAGE, "-j: '%s' is %s (1 to %d)",
 				    optarg, errstr, MAX_JOBS);
 			break;
-		case 'h': help(); exit(0);
-		case 'V': printf("elfthp-align %s\n", ELFTHP_VERSION); exit(0);
+		case 'h': help(); exit(output_written(0));
+		case 'V':
+			printf("elfthp-align %s\n", ELFTHP_VERSION);
+			exit(output_written(0));
 		case '?':
 			usage(stderr);
 			exit(EXIT_USAGE);
@@ -290,21 +307,6 @@ validate(const struct options *o, int nargs)
 	if (o->compat && (o->mode != MODE_CHECK || o->page_size == 0))
 		errx(EXIT_USAGE, "--compat goes with --check and --page-size: "
 		    "elfthp-align --check --compat --page-size 16k path ...");
-}
-
-/*
- * Output nobody received is a failure: a full disk or a closed pipe under
- * a CI step must not look like success.  (A reader that went away gives
- * SIGPIPE, which ends the process as it always has.)
- */
-static int
-output_written(int rc)
-{
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return rc;
-	fprintf(stderr, "elfthp-align: standard output: %s\n",
-	    strerror(errno ? errno : EIO));
-	return 2;
 }
 
 int
