@@ -488,8 +488,8 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 		}
 		/* ET_EXEC loads at its linked addresses, so p_align places
 		 * nothing: a segment congruent as it is keeps its own. */
-		if (sp->verdict == SEG_ELIGIBLE &&
-		    !(L->type == ET_EXEC && sp->congruent_now))
+		if (sp->verdict == SEG_ELIGIBLE && !(L->type == ET_EXEC &&
+		    congruent(s->offset, s->vaddr, sp->target)))
 			sp->new_align = max_u64(sp->new_align, sp->target);
 	}
 	return 0;

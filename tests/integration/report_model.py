@@ -21,17 +21,24 @@ MACHINES = {
 }
 PF_X, PF_W = 1, 2
 
-TOP_KEYS = ["file", "machine", "type", "geometry", "pmd", "alignment",
-            "base_aligned_now",
+# The man page (JSON OUTPUT, schema 1).  TOP_CMP: what the model predicts.
+TOP_KEYS = ["schema", "mode", "file", "status", "machine", "type", "geometry",
+            "pmd_bytes", "alignment_bytes", "base_aligned_now",
             "base_aligned_after", "segments", "geometries"]
-SEG_KEYS = ["index", "flags", "offset", "vaddr", "filesz", "align",
-            "eligible", "windows_now", "windows_after", "seed_patch"]
-GEO_KEYS = ["name", "page", "pmd", "cont", "translations_now",
-            "translations_after", "huge_bytes_now", "huge_bytes_after",
-            "rss_increase_max", "aslr_bits_lost", "file_growth"]
-PID_KEYS = ["pid", "file", "dev", "inode", "pmd_mapped", "eligible",
-            "windows", "windows_resident", "resident_bytes",
-            "rss_increase_if_huge", "why", "why_message"]
+TOP_CMP = ["schema", "mode", "file", "status", "machine", "type", "geometry",
+           "pmd_bytes", "alignment_bytes", "base_aligned_now",
+           "base_aligned_after"]
+SEG_KEYS = ["index", "flags", "offset", "vaddr", "filesz_bytes",
+            "align_bytes", "verdict", "windows_now", "windows_after",
+            "kernel_patch_aligns"]
+GEO_KEYS = ["name", "page_bytes", "pmd_bytes", "cont_bytes",
+            "translations_now", "translations_after", "huge_bytes_now",
+            "huge_bytes_after", "rss_increase_max_bytes", "aslr_bits_lost",
+            "growth_bytes"]
+PID_KEYS = ["schema", "mode", "pid", "file", "status", "dev", "inode",
+            "pmd_mapped_bytes", "huge_mappable", "windows", "windows_resident",
+            "resident_bytes", "rss_increase_if_huge_bytes", "why",
+            "why_message"]
 
 
 def readelf(args, path):
@@ -153,7 +160,7 @@ def plan(L, target, min_page, min_align=0, fallback=0):
     alignment chosen)}, new file size."""
     hdr_end = max(L.ehsize, L.phoff + L.phnum * L.phentsize)
     order = sorted(loads(L), key=lambda p: (p["offset"], p["index"]))
-    elig, tgt = {}, {}
+    elig, tgt, verd = {}, {}, {}
 
     def verdict(p, pinned, t):
         if p["flags"] & PF_W:
@@ -162,7 +169,7 @@ def plan(L, target, min_page, min_align=0, fallback=0):
             return "no-window"
         if pinned and not congruent(p["offset"], p["vaddr"],
                                     max(t, p["align"] or 1)):
-            return "pinned"
+            return "headers-pinned"
         return "eligible"
 
     for k, p in enumerate(order):
@@ -173,6 +180,7 @@ def plan(L, target, min_page, min_align=0, fallback=0):
             t = fallback
             v = verdict(p, pinned, t)
         elig[p["index"]], tgt[p["index"]] = v == "eligible", t
+        verd[p["index"]] = v
 
     def modulus(p):
         m = max(p["align"] if p["align"] > 1 else 1, min_page)
@@ -208,10 +216,14 @@ def plan(L, target, min_page, min_align=0, fallback=0):
         a = p["align"]
         if min_align > 1:
             a = max(a, min_align)
-        if elig[p["index"]]:
+        # ET_EXEC loads where linked: p_align places nothing there, so a
+        # segment congruent as linked keeps its own (man page).
+        if elig[p["index"]] and not (
+                L.etype == "EXEC" and
+                congruent(p["offset"], p["vaddr"], tgt[p["index"]])):
             a = max(a, tgt[p["index"]])
         res[p["index"]] = (new_off[p["index"]], a, elig[p["index"]],
-                           tgt[p["index"]])
+                           tgt[p["index"]], verd[p["index"]])
     return res, L.size + delta
 
 
@@ -295,15 +307,17 @@ def expected(path, name, page_size=0):
         w = windows(p["vaddr"], p["filesz"], target)
         pmd = own[2]
         segs.append(dict(
-            index=p["index"], flags=p["rflags"], offset=p["offset"],
-            vaddr=p["vaddr"], filesz=p["filesz"], align=p["align"],
-            eligible=P[p["index"]][2],
+            index=p["index"], flags=p["rflags"].replace(" ", ""),
+            rflags=p["rflags"], offset=p["offset"],
+            vaddr=p["vaddr"], filesz_bytes=p["filesz"], align_bytes=p["align"],
+            verdict=P[p["index"]][4], eligible=P[p["index"]][2],
             windows_now=w if ro and base_now and
             congruent(p["offset"], p["vaddr"], target) else 0,
             windows_after=w if P[p["index"]][2] else 0,
-            seed_patch=(k != "shared-library" and ro and pmd <= PMD_CAP and
-                        p["vaddr"] % pmd == 0 and p["offset"] % pmd == 0 and
-                        p["filesz"] >= pmd and p["align"] < pmd)))
+            kernel_patch_aligns=(k != "shared-library" and ro and
+                                 pmd <= PMD_CAP and p["vaddr"] % pmd == 0 and
+                                 p["offset"] % pmd == 0 and
+                                 p["filesz"] >= pmd and p["align"] < pmd)))
     geos = []
     for g in GEOMETRIES:
         gname, page, pmd, cont = g
@@ -319,13 +333,13 @@ def expected(path, name, page_size=0):
                      [page])
         aslr = int(math.log2(amax // before)) if dyn and amax > before else 0
         geos.append(dict(
-            name=gname, page=page, pmd=pmd, cont=cont, translations_now=tn,
-            translations_after=ta, huge_bytes_now=hn, huge_bytes_after=ha,
-            rss_increase_max=wa * (pmd - page),
-            aslr_bits_lost=aslr,
-            file_growth=size - L.size))
-    return dict(file=name, machine=L.machine, type=k, geometry=own[0],
-                pmd=own[2], alignment=target, base_aligned_now=base_now,
+            name=gname, page_bytes=page, pmd_bytes=pmd, cont_bytes=cont,
+            translations_now=tn, translations_after=ta, huge_bytes_now=hn,
+            huge_bytes_after=ha, rss_increase_max_bytes=wa * (pmd - page),
+            aslr_bits_lost=aslr, growth_bytes=size - L.size))
+    return dict(schema=1, mode="report", status="reported", file=name,
+                machine=L.machine, type=k, geometry=own[0], pmd_bytes=own[2],
+                alignment_bytes=target, base_aligned_now=base_now,
                 base_aligned_after=base_after, segments=segs, geometries=geos)
 
 
@@ -371,7 +385,7 @@ def cmd_json(label, path, name, tool_out, page_size=0):
     out("FAIL" if bad else "PASS", label + ": valid JSON, exact key sets", bad)
     if not isinstance(got, dict):
         return
-    out_bad = diff_obj(exp, got, TOP_KEYS[:7])
+    out_bad = diff_obj(exp, got, TOP_CMP)
     out("FAIL" if out_bad else "PASS",
         label + ": file machine type geometry pmd base_aligned_now/after", out_bad)
     gs = got.get("segments") or []
@@ -467,11 +481,12 @@ def cmd_text(label, path, name, tool_out, page_size=0):
         got = (int(m.group(1)), m.group(2), int(m.group(3), 16),
                int(m.group(4), 16), int(m.group(6), 16), m.group(7) == "yes",
                int(m.group(8)), int(m.group(9)), m.group(10) == "aligns")
-        want = (e["index"], e["flags"], e["offset"], e["vaddr"], e["align"],
-                e["eligible"], e["windows_now"], e["windows_after"],
-                e["seed_patch"])
-        if got != want or not approx(m.group(5), e["filesz"]):
-            bad.append("row %r, expected %r filesz %d" % (row, want, e["filesz"]))
+        want = (e["index"], e["rflags"], e["offset"], e["vaddr"],
+                e["align_bytes"], e["eligible"], e["windows_now"],
+                e["windows_after"], e["kernel_patch_aligns"])
+        if got != want or not approx(m.group(5), e["filesz_bytes"]):
+            bad.append("row %r, expected %r filesz %d" % (
+                row, want, e["filesz_bytes"]))
     out("FAIL" if bad else "PASS", label + ": text: one row per PT_LOAD",
         "; ".join(bad))
     bad = []
@@ -485,13 +500,14 @@ def cmd_text(label, path, name, tool_out, page_size=0):
             continue
         ints = (f[0], int(f[4]), int(f[5]), int(f[9]), int(f[10]))
         want = (e["name"], e["translations_now"], e["translations_after"],
-                e["aslr_bits_lost"], e["file_growth"])
-        sizes = [(f[1], e["page"]), (f[2], e["pmd"]), (f[6], e["huge_bytes_now"]),
-                 (f[7], e["huge_bytes_after"]), (f[8], e["rss_increase_max"])]
-        okc = (f[3] == "-") if e["cont"] == 0 else approx(f[3], e["cont"])
+                e["aslr_bits_lost"], e["growth_bytes"])
+        sizes = [(f[1], e["page_bytes"]), (f[2], e["pmd_bytes"]),
+                 (f[6], e["huge_bytes_now"]), (f[7], e["huge_bytes_after"]),
+                 (f[8], e["rss_increase_max_bytes"])]
+        okc = (f[3] == "-") if e["cont_bytes"] == 0 else approx(f[3], e["cont_bytes"])
         if ints != want or not okc or not all(approx(a, b) for a, b in sizes):
             bad.append("row %r, expected %r sizes %r cont %d" % (
-                row, want, [b for _, b in sizes], e["cont"]))
+                row, want, [b for _, b in sizes], e["cont_bytes"]))
     out("FAIL" if bad else "PASS", label + ": text: one row per geometry",
         "; ".join(bad))
 
@@ -606,29 +622,29 @@ def cmd_pid(label, pid, path, tool_out, want):
           "windows %d, resident %d, +%d if huge" % (label, json.dumps(o),
                                                   len(maps), pmd, rss, w,
                                                   wres, extra))
-    out("PASS" if o["pmd_mapped"] == pmd else "FAIL",
-        label + ": pmd_mapped = sum of FilePmdMapped+ShmemPmdMapped in smaps",
-        "tool %r, smaps %d" % (o["pmd_mapped"], pmd))
+    out("PASS" if o["pmd_mapped_bytes"] == pmd else "FAIL",
+        label + ": pmd_mapped_bytes = sum of FilePmdMapped+ShmemPmdMapped in smaps",
+        "tool %r, smaps %d" % (o["pmd_mapped_bytes"], pmd))
     out("PASS" if o["windows_resident"] <= o["windows"] else "FAIL",
         label + ": windows_resident <= windows",
         "%r > %r" % (o["windows_resident"], o["windows"]))
     out("PASS" if o["windows"] == w else "FAIL",
         label + ": windows = PMD ranges inside its read-only mappings",
         "tool %r, smaps %d" % (o["windows"], w))
-    out("PASS" if (o["windows_resident"], o["rss_increase_if_huge"]) ==
+    out("PASS" if (o["windows_resident"], o["rss_increase_if_huge_bytes"]) ==
         (wres, extra) else "FAIL",
         label + ": windows_resident and rss_increase_if_huge = pagemap's",
         "tool (%r, %r), pagemap (%d, %d)" % (o["windows_resident"],
-                                            o["rss_increase_if_huge"], wres, extra))
+                                            o["rss_increase_if_huge_bytes"], wres, extra))
     out("PASS" if o["resident_bytes"] == rss else "FAIL",
         label + ": resident_bytes = sum of Rss in smaps",
         "tool %r, smaps %d" % (o["resident_bytes"], rss))
     if want in ("huge", "huge-unsure"):
-        out("PASS" if o["eligible"] is True else "FAIL", label + ": eligible true",
-            "eligible %r" % o["eligible"])
+        out("PASS" if o["huge_mappable"] is True else "FAIL", label + ": huge_mappable true",
+            "huge_mappable %r" % o["huge_mappable"])
         if pmd > 0:
-            out("PASS" if o["pmd_mapped"] > 0 else "FAIL", label + ": pmd_mapped > 0",
-                "pmd_mapped %r" % o["pmd_mapped"])
+            out("PASS" if o["pmd_mapped_bytes"] > 0 else "FAIL", label + ": pmd_mapped > 0",
+                "pmd_mapped %r" % o["pmd_mapped_bytes"])
         elif want == "huge":
             # The tmpfs got huge pages for the copies: no PMD is a failure.
             out("FAIL", label + ": pmd_mapped > 0",
@@ -637,10 +653,10 @@ def cmd_pid(label, pid, path, tool_out, want):
             out("SKIP", label + ": pmd_mapped > 0",
                 "smaps shows no PMD mapping (no huge folios in the page cache?)")
     else:
-        out("PASS" if o["pmd_mapped"] == 0 else "FAIL", label + ": pmd_mapped 0",
-            "pmd_mapped %r" % o["pmd_mapped"])
-        out("PASS" if o["eligible"] is False else "FAIL", label + ": eligible false",
-            "eligible %r" % o["eligible"])
+        out("PASS" if o["pmd_mapped_bytes"] == 0 else "FAIL", label + ": pmd_mapped 0",
+            "pmd_mapped %r" % o["pmd_mapped_bytes"])
+        out("PASS" if o["huge_mappable"] is False else "FAIL", label + ": huge_mappable false",
+            "huge_mappable %r" % o["huge_mappable"])
 
 
 def cmd_base(pid, path):

@@ -6,10 +6,10 @@
 # -dW` of each file, written from the definitions (man page: THE REPORT
 # and PAGE GEOMETRIES; README; docs/geometry.md, 'Windows' and 'The
 # --report model'), never from the tool's own output:
-#   - eligibility, windows_now/after, seed_patch, base_aligned_now/after;
+#   - verdicts, windows_now/after, kernel_patch_aligns, base_aligned_now/after;
 #   - per geometry (x86_64-4k, arm64-4k, arm64-16k, arm64-64k): TLB
 #     translations now/after, huge bytes now/after, rss_increase_max,
-#     aslr_bits_lost and file_growth.
+#     aslr_bits_lost and growth_bytes.
 # The "after" state is PREDICTED by the model (the planner's rules: each
 # eligible PT_LOAD gets the smallest offset >= its old one, shifted by what
 # came before, congruent to p_vaddr modulo its alignment: the PMD up to
@@ -26,7 +26,7 @@
 #
 # Files: lld-pie (windows_now 0, windows_after > 0), the same rewritten
 # (now == after), hello worlds for x86_64 and aarch64 (nothing eligible),
-# libbig.so and libbig-lld.so (shared-library, no seed_patch), ET_EXEC
+# libbig.so and libbig-lld.so (shared-library, no kernel_patch_aligns), ET_EXEC
 # (aslr 0), static PIE, aarch64 (64 KiB congruence), and --page-size 16k.
 # JSON: one valid object per line per file with the exact key sets of
 # src/report.c.  Text: a header line and one row per PT_LOAD and per
@@ -35,11 +35,11 @@
 #
 # --pid: on a tmpfs mounted with huge=always (root; skipped with the reason
 # if the mount fails) a rewritten lld-pie runs with --hold; the tool's
-# pmd_mapped for it equals FilePmdMapped + ShmemPmdMapped (kB x 1024) summed
+# pmd_mapped_bytes for it equals FilePmdMapped + ShmemPmdMapped (kB x 1024) summed
 # over its mappings in /proc/PID/smaps as read here, is > 0, windows_resident
 # <= windows, eligible true; the unrewritten lld-pie from the same tmpfs,
 # run the same way (both under setarch -R, so that its base is not 2 MiB
-# aligned by the chance of ASLR), has pmd_mapped 0 and eligible false.  For both, windows, windows_resident,
+# aligned by the chance of ASLR), has pmd_mapped_bytes 0 and huge_mappable false.  For both, windows, windows_resident,
 # rss_increase_if_huge and resident_bytes are recomputed from smaps and
 # pagemap, and every mapped ELF file is listed once.  A process of another user (the tool run
 # as nobody against pid 1) and a pid that cannot exist give exit 2 and a
@@ -184,8 +184,8 @@ if report_of lld-pie "what its report must show"; then
         "$(jget "$WORK/r.json" '(G["x86_64-4k"]["huge_bytes_now"], G["x86_64-4k"]["huge_bytes_after"] > 0)')" "(0, True)"
     expect_eq "lld-pie: x86_64-4k: fewer translations after" \
         "$(jget "$WORK/r.json" 'G["x86_64-4k"]["translations_after"] < G["x86_64-4k"]["translations_now"]')" true
-    expect_eq "lld-pie: x86_64-4k: file_growth 4096 (text moves by 0x1000)" \
-        "$(jget "$WORK/r.json" 'G["x86_64-4k"]["file_growth"]')" 4096
+    expect_eq "lld-pie: x86_64-4k: growth_bytes 4096 (text moves by 0x1000)" \
+        "$(jget "$WORK/r.json" 'G["x86_64-4k"]["growth_bytes"]')" 4096
     # log2(largest p_align after / page): 2M/4K, 2M/4K, 2M/16K (arm64-16k
     # falls back to 2 MiB blocks: no 32 MiB window here), 2M/64K.
     expect_eq "lld-pie: aslr_bits_lost 9, 9, 7, 5" \
@@ -204,31 +204,31 @@ for l in lld-pie-aligned lld-shared-aligned; do
         "$(jget "$WORK/r.json" '(o["base_aligned_now"], o["base_aligned_after"])')" "(True, True)"
     expect_eq "$l: every geometry: translations and huge bytes now = after" \
         "$(jget "$WORK/r.json" '[g["name"] for g in o["geometries"] if (g["translations_now"], g["huge_bytes_now"]) != (g["translations_after"], g["huge_bytes_after"])]')" "[]"
-    expect_eq "$l: x86_64-4k and arm64-4k: file_growth 0" \
-        "$(jget "$WORK/r.json" '(G["x86_64-4k"]["file_growth"], G["arm64-4k"]["file_growth"])')" "(0, 0)"
+    expect_eq "$l: x86_64-4k and arm64-4k: growth_bytes 0" \
+        "$(jget "$WORK/r.json" '(G["x86_64-4k"]["growth_bytes"], G["arm64-4k"]["growth_bytes"])')" "(0, 0)"
 done
 
 if report_of hello "what its report must show"; then
     expect_eq "hello: no PT_LOAD eligible" \
-        "$(jget "$WORK/r.json" '[s["index"] for s in o["segments"] if s["eligible"] or s["windows_now"] or s["windows_after"] or s["seed_patch"]]')" "[]"
+        "$(jget "$WORK/r.json" '[s["index"] for s in o["segments"] if s["verdict"] == "eligible" or s["windows_now"] or s["windows_after"] or s["kernel_patch_aligns"]]')" "[]"
     expect_eq "hello: no huge bytes, no RSS increase, same translations, any geometry" \
-        "$(jget "$WORK/r.json" '[g["name"] for g in o["geometries"] if g["huge_bytes_now"] or g["huge_bytes_after"] or g["rss_increase_max"] or g["translations_now"] != g["translations_after"]]')" "[]"
-    expect_eq "hello: x86_64-4k file_growth 0" \
-        "$(jget "$WORK/r.json" 'G["x86_64-4k"]["file_growth"]')" 0
+        "$(jget "$WORK/r.json" '[g["name"] for g in o["geometries"] if g["huge_bytes_now"] or g["huge_bytes_after"] or g["rss_increase_max_bytes"] or g["translations_now"] != g["translations_after"]]')" "[]"
+    expect_eq "hello: x86_64-4k growth_bytes 0" \
+        "$(jget "$WORK/r.json" 'G["x86_64-4k"]["growth_bytes"]')" 0
     expect_eq "hello: aslr_bits_lost 0 (the rewrite aligns nothing)" \
         "$(jget "$WORK/r.json" '[g["aslr_bits_lost"] for g in o["geometries"]]')" "[0, 0, 0, 0]"
 fi
 # The same for an aarch64 hello world, whose p_align is already 64 KiB.
 if report_of hello-aarch64 "what its report must show"; then
     expect_eq "hello-aarch64: no PT_LOAD eligible" \
-        "$(jget "$WORK/r.json" '[s["index"] for s in o["segments"] if s["eligible"]]')" "[]"
+        "$(jget "$WORK/r.json" '[s["index"] for s in o["segments"] if s["verdict"] == "eligible"]')" "[]"
 fi
 
 for l in shared lld-shared lld-shared-aligned; do
     report_of "$l" "what its report must show" || continue
     expect_eq "$l: type shared-library" "$(jget "$WORK/r.json" 'o["type"]')" shared-library
-    expect_eq "$l: seed_patch false for every PT_LOAD" \
-        "$(jget "$WORK/r.json" '[s["index"] for s in o["segments"] if s["seed_patch"] is not False]')" "[]"
+    expect_eq "$l: kernel_patch_aligns false for every PT_LOAD" \
+        "$(jget "$WORK/r.json" '[s["index"] for s in o["segments"] if s["kernel_patch_aligns"] is not False]')" "[]"
 done
 # libbig-lld.so's first PT_LOAD (offset 0, vaddr 0, > 2 MiB, p_align 4 KiB)
 # would meet the seed patch's rule but for being a shared library.
@@ -361,9 +361,13 @@ pid_missing() {
         *"pid $p"*"no such process"*) ;;
         *) WHY="no clear message: $(tool_said)"; return 1 ;;
     esac
-    [ -z "$T_OUT" ] || { WHY="printed a report: $(tool_said)"; return 1; }
+    # JSON: the error is one line too, and no report.
+    case $T_OUT in
+        '{"schema":1,"mode":"pid","pid":'"$p"',"status":"error","message":"no such process"}') ;;
+        *) WHY="not one error line: $(tool_said)"; return 1 ;;
+    esac
 }
-assert "--pid of a process that cannot exist: exit 2, 'no such process'" pid_missing
+assert "--pid of a process that cannot exist: exit 2, 'no such process', one JSON error line" pid_missing
 
 run_tool --pid notapid
 assert "--pid notapid: exit 2" tool_rc 2
@@ -411,7 +415,7 @@ pid_tests() {
         run_tool --pid "$HPID"
         text_ok() {
             [ "$T_RC" -eq 0 ] || { WHY="$(tool_said)"; return 1; }
-            echo "$T_OUT" | head -1 | grep -q 'PMD-MAPPED.*ELIGIBLE.*WINDOWS' ||
+            echo "$T_OUT" | head -1 | grep -q 'PMD-MAPPED.*MAPPABLE.*WINDOWS' ||
                 { WHY="no header: $(tool_said)"; return 1; }
             [ "$(echo "$T_OUT" | grep -c " $MNT/aligned\$")" -eq 1 ] ||
                 { WHY="not one row for $MNT/aligned: $(tool_said)"; return 1; }
