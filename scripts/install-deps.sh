@@ -7,7 +7,7 @@ set -eu
 BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev zlib1g-dev"
 # Independent checkers and fixture toolchains used by `make check`.
 TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl e2fsprogs
- cmake strace python3 coreutils util-linux xfsprogs btrfs-progs
+ cmake strace python3 python3-jsonschema coreutils util-linux xfsprogs btrfs-progs
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
  gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user golang-go cargo"
 # Peers and timers for make bench.
