@@ -8,6 +8,9 @@
 #                   -DELFTHP_MUTANT_VERIFY): succeeds only if some of them
 #                   fail, and names them; fails if all pass with the mutant
 #   make demo       rewrite an embedded example and show what changed
+#   make docs-samples  regenerate the README's output samples from real runs
+#                   on the fixtures (scripts/docs-samples.sh; make check
+#                   fails when they differ)
 #   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
 #   make fuzz       libFuzzer, both harnesses, FUZZ_SECONDS each (default 60)
 #   make corpus     rewrite and check copies of the system's ELF files
@@ -62,7 +65,7 @@ WRITE_TESTS = tests/test_rewrite
 WRITE_OBJS  = $(filter-out src/main.o,$(OBJS))
 WRITE_WRAP  = -Wl,--wrap=pwrite64,--wrap=pwrite,--wrap=copy_file_range
 
-.PHONY: all check mutation demo bench fuzz fuzz-coverage corpus deps install \
+.PHONY: all check mutation demo docs-samples bench fuzz fuzz-coverage corpus deps install \
         uninstall clean
 
 all: elfthp-align
@@ -121,6 +124,9 @@ mutation: $(MUTANT_TESTS)
 
 demo: elfthp-align
 	@sh examples/demo.sh
+
+docs-samples: elfthp-align
+	@bash scripts/docs-samples.sh
 
 bench: elfthp-align
 	@bash bench/run.sh
