@@ -36,10 +36,10 @@ finding_message(char *buf, size_t len, const struct elf_layout *L,
 		    "0x%" PRIx64 " (the rewrite raises it)", i, f->have, f->want);
 		break;
 	case FINDING_PAGE_SHARED:
-		snprintf(buf, len, "PT_LOAD %zu and PT_LOAD %zu share a 0x%"
-		    PRIx64 "-byte page with different permissions: only a "
-		    "relink fixes that, with -z max-page-size=0x%" PRIx64, i,
-		    f->other, f->modulus, f->modulus);
+		snprintf(buf, len, "PT_LOAD %zu: shares a 0x%" PRIx64 "-byte "
+		    "page with PT_LOAD %zu, which has other permissions: only "
+		    "a relink fixes that, with -z max-page-size=0x%" PRIx64, i,
+		    f->modulus, f->other, f->modulus);
 		break;
 	case FINDING_PAGE_OFFSET:
 		snprintf(buf, len, "PT_LOAD %zu: p_offset 0x%" PRIx64 " and "

@@ -51,17 +51,20 @@ summary_is() {
     WHY="summary: got [$got], want [$want] ($(tool_said))"; return 1
 }
 
-# err_summary_is N R W L A M E: with --format json the summary is on stderr
-# (its last line) and nowhere on stdout.
-err_summary_is() {
+# json_summary_is N R W L A M E: with --format json the summary is the last
+# JSON line on stdout (json_ok reads it), and no text summary anywhere.
+json_summary_is() {
     local want got
-    want=$(summary "$@")
-    got=$(printf '%s\n' "$T_ERR" | tail -n 1)
+    want="$1 $2 $3 $4 $5 $6 $7"
+    got=$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+print(s.get("files"), s.get("ready"), s.get("needs_rewrite"), s.get("needs_relink"),
+      s.get("not_applicable", 0) + s.get("not_elf", 0), s.get("not_elf"), s.get("error"))' "$WORK/json.summary" 2>&1)
     if [ "$got" != "$want" ]; then
-        WHY="stderr summary: got [$got], want [$want]"; return 1
+        WHY="summary: got [$got], want [$want]"; return 1
     fi
-    if printf '%s\n' "$T_OUT" | grep -q '^checked '; then
-        WHY="summary also on stdout: [$T_OUT]"; return 1
+    if printf '%s\n%s\n' "$T_OUT" "$T_ERR" | grep -q '^checked '; then
+        WHY="a text summary too: [$T_OUT] [$T_ERR]"; return 1
     fi
     return 0
 }
@@ -126,8 +129,13 @@ finding_loads_ok() {
 # findings go to $WORK/json.findings as "file<TAB>finding".
 cat > "$WORK/jsonl.py" <<'EOF'
 import json, sys
-KEYS = {"file", "status", "findings", "windows_now", "windows_after"}
-STATUS = {"ready", "needs-rewrite", "needs-relink", "not-applicable", "error"}
+# Schema 1 (man page, JSON OUTPUT): a file line, a line for a file that
+# ended otherwise, and the closing summary, last.
+KEYS = {"schema", "mode", "file", "status", "findings", "findings_total",
+        "windows_now", "windows_after"}
+OTHER = {"schema", "mode", "file", "status", "message"}
+STATUS = {"ready", "needs-rewrite", "needs-relink"}
+OTHER_STATUS = {"not-applicable", "not-elf", "error"}
 bad = []
 rows = []
 found = []
@@ -137,6 +145,7 @@ if lines and lines[-1] == b"":
     lines.pop()
 elif data:
     bad.append("output does not end with a newline")
+summary = None
 for n, raw in enumerate(lines, 1):
     try:
         o = json.loads(raw.decode("utf-8"))
@@ -146,6 +155,19 @@ for n, raw in enumerate(lines, 1):
     if not isinstance(o, dict):
         bad.append("line %d is not an object" % n)
         continue
+    if o.get("schema") != 1 or o.get("mode") != "check":
+        bad.append("line %d: schema %r mode %r" % (n, o.get("schema"), o.get("mode")))
+    if "summary" in o:
+        if n != len(lines):
+            bad.append("line %d: a summary before the last line" % n)
+        summary = o["summary"]
+        continue
+    if set(o) == OTHER:
+        if o["status"] not in OTHER_STATUS:
+            bad.append("line %d: status %r" % (n, o["status"]))
+        rows.append("%s\t0\t0\t0\t%s" % (o["status"], o["file"]))
+        found.append("%s\t%s" % (o["file"], o["message"]))
+        continue
     if set(o) != KEYS:
         bad.append("line %d keys %s, want %s" % (n, sorted(o), sorted(KEYS)))
         continue
@@ -153,18 +175,25 @@ for n, raw in enumerate(lines, 1):
         bad.append("line %d: file is not a string" % n)
     if o["status"] not in STATUS:
         bad.append("line %d: status %r" % (n, o["status"]))
-    if not isinstance(o["findings"], list) or \
-       not all(isinstance(f, str) and f for f in o["findings"]):
-        bad.append("line %d: findings is not a list of strings" % n)
-    for k in ("windows_now", "windows_after"):
+    if not isinstance(o["findings"], list) or not all(
+            isinstance(f, dict) and set(f) <= {"segment", "other_segment", "code", "message"}
+            and isinstance(f.get("message"), str) and f["message"]
+            for f in o["findings"]):
+        bad.append("line %d: findings are not {segment, code, message}" % n)
+        continue
+    for k in ("windows_now", "windows_after", "findings_total"):
         if type(o[k]) is not int or o[k] < 0:
             bad.append("line %d: %s is %r" % (n, k, o[k]))
     rows.append("%s\t%s\t%s\t%d\t%s" % (o["status"], o["windows_now"],
         o["windows_after"], len(o["findings"]), o["file"]))
-    for f in o["findings"] if isinstance(o["findings"], list) else []:
-        found.append("%s\t%s" % (o["file"], f))
+    for f in o["findings"]:
+        found.append("%s\t%s" % (o["file"], f["message"]))
+if lines and summary is None:
+    bad.append("no summary line at the end")
 with open(sys.argv[2], "w") as fo:
     fo.write("".join(f + "\n" for f in found))
+with open(sys.argv[3], "w") as fo:
+    fo.write(json.dumps(summary or {}))
 if bad:
     sys.stderr.write("; ".join(bad[:4]) + "\n")
     sys.exit(1)
@@ -179,7 +208,8 @@ utf8_strict() {
     printf '%s\n' "$T_OUT" > "$1"
     python3 -c 'import json, sys
 t = open(sys.argv[1], "rb").read().decode("utf-8")
-names = [json.loads(l)["file"] for l in t.splitlines() if l]
+names = [json.loads(l)["file"] for l in t.splitlines()
+         if l and "summary" not in json.loads(l)]
 sys.exit(0 if names and all("\ufffd" in n for n in names) else 1)' "$1" 2>/dev/null && return 0
     WHY="not strict UTF-8, or no U+FFFD: $(printf '%s' "$T_OUT" | od -c | head -3 | tr '\n' ' ')"; return 1
 }
@@ -188,7 +218,7 @@ json_ok() {
     local err
     printf '%s\n' "$T_OUT" > "$WORK/json.out"
     [ -z "$T_OUT" ] && : > "$WORK/json.out"
-    if ! JT=$(python3 "$WORK/jsonl.py" "$WORK/json.out" "$WORK/json.findings" 2> "$WORK/json.err"); then
+    if ! JT=$(python3 "$WORK/jsonl.py" "$WORK/json.out" "$WORK/json.findings" "$WORK/json.summary" 2> "$WORK/json.err"); then
         WHY="invalid JSON output: $(cat "$WORK/json.err")"; return 1
     fi
     return 0
@@ -339,8 +369,8 @@ assert "json: every line parses, exact key set, known statuses" json_ok
 assert "json: one line per file, in argument order" equals "files" "$(json_col 5)" \
     "$R $N $SRC/hello.o $SRC/script.sh $POOL/trunc"
 assert "json: statuses" equals "statuses" "$(json_col 1)" \
-    "ready needs-rewrite not-applicable not-applicable error"
-assert "json: summary on stderr, not stdout" err_summary_is 5 1 1 0 2 1 1
+    "ready needs-rewrite not-applicable not-elf error"
+assert "json: the summary is the last JSON line, no text" json_summary_is 5 1 1 0 2 1 1
 count_eligible "$R"
 assert "json: rewritten gnu-pie has windows_now = windows_after = readelf's count" \
     equals "$R" "$(json_row "$R")" "ready $ELIG_W $ELIG_W 0"
@@ -365,7 +395,8 @@ run_tool --check -r --format json "$WORK/names"
 assert "json: names with a quote, backslash and newline parse" json_ok
 assert "json: ... and come back as the same names" equals "files" \
     "$(python3 -c 'import json,sys
-for l in open(sys.argv[1]): print(ascii(json.loads(l)["file"]))' "$WORK/json.out" 2>&1 | paste -sd' ')" \
+for l in open(sys.argv[1]):
+    if "summary" not in json.loads(l): print(ascii(json.loads(l)["file"]))' "$WORK/json.out" 2>&1 | paste -sd' ')" \
     "$(python3 -c 'import sys; print(ascii(sys.argv[1]), ascii(sys.argv[2]))' "$WORK/names/new
 line" "$WORK/names/q\"uote\\back")"
 rm -rf "$WORK/names"
@@ -462,7 +493,7 @@ run_tool --check -r --format json "$T"
 assert "tree json: valid" json_ok
 assert "tree json: a line for each program and library only, sorted" equals "files" \
     "$(json_col 5)" "$T/bin/big-needs $T/bin/big-ready $T/bin/hello $T/bin/hello-nopie $T/lib/libsmall.so"
-assert "tree json: summary on stderr" err_summary_is 9 4 1 0 4 3 0
+assert "tree json: the summary is the last JSON line" json_summary_is 9 4 1 0 4 3 0
 run_tool --check -r --format json "$T/"
 assert "tree given as DIR/: names have no //" equals "files" \
     "$(json_col 5)" "$T/bin/big-needs $T/bin/big-ready $T/bin/hello $T/bin/hello-nopie $T/lib/libsmall.so"
@@ -790,44 +821,78 @@ for c in $CASES; do
     assert "$name: --check --page-size 64k: exit $rc" tool_rc $rc
     fnd=$(findings_of "$f")
     case $want in
+    ready) cstat=compatible crc=0 ;;
+    needs-rewrite) cstat=fixable crc=1 ;;
+    needs-relink) cstat=needs-relink crc=3 ;;
+    esac
+    case $want in
     ready)
         assert "$name: no findings" equals "findings" "$fnd" ""
         assert "$name: summary 1 ready" summary_is 1 1 0 0 0 0 0
         ;;
     needs-rewrite)
-        assert "$name: findings say 'fixable'" has_line "$fnd" '^PT_LOAD [0-9]+: .*fixable: (pad|raise)'
-        assert "$name: no finding says 'not fixable'" no_line "$fnd" 'not fixable'
+        assert "$name: findings are what the rewrite changes" has_line "$fnd" '^PT_LOAD [0-9]+: .*the rewrite (raises|moves) it'
+        assert "$name: no finding says relink" no_line "$fnd" 'relink'
         assert "$name: summary 1 needs rewriting" summary_is 1 0 1 0 0 0 0
-        # Each PT_LOAD with p_align < 64 KiB gets "fixable: raise", each
-        # with offset != vaddr mod 64 KiB "fixable: pad" (readelf decides).
+        ;;
+    needs-relink)
+        assert "$name: a finding says 'only a relink fixes that, with -z max-page-size=0x10000'" \
+            has_line "$fnd" '^PT_LOAD [0-9]+: shares a 0x10000-byte page with PT_LOAD [0-9]+.*only a relink fixes that, with -z max-page-size=0x10000'
+        assert "$name: summary 1 needs relinking" summary_is 1 0 0 1 0 0 0
+        ;;
+    esac
+
+    # The same question as page-size compatibility alone (--compat): one
+    # verdict, exit 0 / 1 / 3, and every finding in JSON.
+    run_tool --check --compat --page-size 64k "$f"
+    assert "$name: --compat --page-size 64k: exit $crc" tool_rc $crc
+    assert "$name: --compat: one line for the file, then the summary" equals "lines" \
+        "$(printf '%s\n' "$T_OUT" | wc -l)" 2
+    run_tool --check --compat --page-size 64k --format json "$f"
+    cfnd=$(printf '%s\n' "$T_OUT" | python3 -c 'import json, sys
+o = json.loads(sys.stdin.readline())
+print(o["status"])
+for f in o["findings"]: print(f["message"])')
+    assert "$name: --compat JSON status $cstat" equals "status" "$(printf '%s\n' "$cfnd" | head -1)" "$cstat"
+    cfnd=$(printf '%s\n' "$cfnd" | tail -n +2)
+    case $want in
+    ready) assert "$name: --compat: no findings" equals "findings" "$cfnd" "" ;;
+    needs-relink)
+        assert "$name: --compat: the root cause first, naming both PT_LOADs and 0x10000" \
+            has_line "$(printf '%s\n' "$cfnd" | head -1)" '^PT_LOAD [0-9]+: shares a 0x10000-byte page with PT_LOAD [0-9]+.*-z max-page-size=0x10000$'
+        ;;
+    needs-rewrite)
+        assert "$name: --compat: no finding says relink" no_line "$cfnd" 'relink'
+        # Each PT_LOAD with p_align < 64 KiB gets "raises it", each with
+        # offset != vaddr mod 64 KiB "pads it" (readelf decides).
         raise_idx=$(elf_phdrs "$f" | awk '$2 == "LOAD" && $9 < 65536 { print $1 }')
         pad_idx=$(elf_phdrs "$f" | awk '$2 == "LOAD" && ($3 - $4) % 65536 { print $1 }')
         if [ -n "$raise_idx" ]; then
-            assert "$name: 'fixable: raise' for each PT_LOAD ($(echo $raise_idx)) with p_align below 64 KiB" \
-                each_tagged "$fnd" 'fixable: raise' $raise_idx
+            assert "$name: 'raises it' for each PT_LOAD ($(echo $raise_idx)) with p_align below 64 KiB" \
+                each_tagged "$cfnd" 'elfthp-align --page-size raises it' $raise_idx
         else
-            skip "$name: 'fixable: raise' for each PT_LOAD with p_align below 64 KiB" \
+            skip "$name: 'raises it' for each PT_LOAD with p_align below 64 KiB" \
                 "the link gave none (readelf)"
         fi
         if [ -n "$pad_idx" ]; then
-            assert "$name: 'fixable: pad' for each PT_LOAD ($(echo $pad_idx)) with offset != vaddr mod 64 KiB" \
-                each_tagged "$fnd" 'fixable: pad' $pad_idx
+            assert "$name: 'pads it' for each PT_LOAD ($(echo $pad_idx)) with offset != vaddr mod 64 KiB" \
+                each_tagged "$cfnd" 'elfthp-align --page-size pads it' $pad_idx
             assert_not "$name: check_congruence rejects the original at 64 KiB" check_congruence "$f"
         else
-            assert "$name: no 'fixable: pad' where offsets are congruent" no_line "$fnd" 'fixable: pad'
+            assert "$name: no 'pads it' where offsets are congruent" no_line "$cfnd" 'pads it'
         fi
-        ;;
-    needs-relink)
-        assert "$name: a finding says 'not fixable: relink with -z max-page-size=0x10000'" \
-            has_line "$fnd" '^PT_LOAD [0-9]+: .*not fixable: relink with -z max-page-size=(0x10000|65536|64k)'
-        assert "$name: summary 1 needs relinking" summary_is 1 0 0 1 0 0 0
         ;;
     esac
 
     # 16 KiB pages: the verdict computed the same way.
     w16=$(page_verdict "$f" 16384)
     run_tool --check --page-size 16k --format json "$f"
+    json_ok
     assert "$name: --check --page-size 16k: status $w16" equals "status" "$(json_col 1)" "$w16"
+    case $w16 in ready) c16=compatible ;; needs-rewrite) c16=fixable ;; *) c16=needs-relink ;; esac
+    run_tool --check --compat --page-size 16k --format json "$f"
+    assert "$name: --compat --page-size 16k: status $c16" equals "status" \
+        "$(printf '%s\n' "$T_OUT" | python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["status"])')" "$c16"
 
     # The rewrite for 64 KiB pages.
     id=$(file_id "$f") before=$(listing "$P")
@@ -841,6 +906,8 @@ for c in $CASES; do
         assert "$name: rewrite --page-size 64k: exit 0" tool_rc 0
         assert "$name: after the rewrite, --check --page-size 64k exits 0" \
             exits_with 0 --check --page-size 64k "$f"
+        assert "$name: after the rewrite, --compat --page-size 64k exits 0" \
+            exits_with 0 --check --compat --page-size 64k "$f"
         assert "$name: after the rewrite, readelf agrees (ready at 64 KiB)" \
             equals "verdict" "$(page_verdict "$f" 65536)" ready
         assert "$name: segment and section bytes kept" check_segment_bytes "$f.orig" "$f"
