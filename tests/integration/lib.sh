@@ -19,7 +19,8 @@
 #   run_tool ARGS...     sets T_RC, T_OUT, T_ERR (stdout, stderr)
 #   elf_phdrs FILE       "idx type offset vaddr paddr filesz memsz flags align"
 #   elf_sections FILE    "idx name type addr offset size"
-#   count_eligible FILE [ALIGN]  sets ELIG_N, ELIG_W
+#   count_eligible FILE [ALIGN]  sets ELIG_N, ELIG_W, ELIG_CHANGE (headers
+#                        a rewrite changes)
 #   set_runner ARCH      sets RUNNER (array) to run ARCH's programs here
 # Small checks (for assert): same_file, same_id, same_listing, equals WHAT
 #   GOT WANT, rc_is, tool_rc N, one_error_line, no_temp DIR (no NAME.elfthp-*
@@ -276,25 +277,34 @@ windows() {
 
 # count_eligible FILE [ALIGN]: ELIG_N eligible PT_LOADs with ELIG_W windows.
 count_eligible() {
-    local a=${2:-$TARGET} i t o v p fs ms fl al w
-    ELIG_N=0 ELIG_W=0
+    local a=${2:-$TARGET} i t o v p fs ms fl al w exec=no
+    ELIG_N=0 ELIG_W=0 ELIG_CHANGE=0
+    LC_ALL=C readelf -hW "$1" 2>/dev/null | grep -q 'Type: *EXEC' && exec=yes
     while read -r i t o v p fs ms fl al; do
         [ "$t" = LOAD ] || continue
         case $fl in *W*) continue ;; esac
         w=$(windows "$v" "$fs" "$a")
         [ "$w" -gt 0 ] || continue
         ELIG_N=$((ELIG_N + 1)) ELIG_W=$((ELIG_W + w))
+        # Its header changes: incongruent, or an ET_DYN's p_align too low.
+        if [ $(( (o - v) % a )) -ne 0 ] || { [ $exec = no ] && [ "$al" -lt "$a" ]; }; then
+            ELIG_CHANGE=$((ELIG_CHANGE + 1))
+        fi
     done < <(elf_phdrs "$1")
 }
 
 # --- checks --------------------------------------------------------------
 
 # check_congruence FILE [ALIGN]: every non-writable PT_LOAD with a full
-# ALIGN window has offset = vaddr (mod ALIGN) and p_align >= ALIGN; every
-# PT_LOAD has offset = vaddr (mod max(p_align, base page)).
+# ALIGN window has offset = vaddr (mod ALIGN) and, unless FILE is an
+# ET_EXEC (loaded where linked), p_align >= ALIGN; every PT_LOAD has
+# offset = vaddr (mod max(p_align, base page)).
 check_congruence() {
     local f=$1 a=${2:-$TARGET} i t o v p fs ms fl al m w nload=0 bad=""
     local minpage; minpage=$(elf_min_page "$f")
+    # An ET_EXEC loads at its linked addresses: p_align places nothing.
+    local exec=no
+    LC_ALL=C readelf -hW "$f" 2>/dev/null | grep -q 'Type: *EXEC' && exec=yes
     while read -r i t o v p fs ms fl al; do
         [ "$t" = LOAD ] || continue
         nload=$((nload + 1))
@@ -302,7 +312,7 @@ check_congruence() {
         if [ "$w" -gt 0 ]; then
             [ $(( (o - v) % a )) -eq 0 ] ||
                 bad="$bad; phdr $i ($fl, $w windows): offset $(printf 0x%x "$o") != vaddr $(printf 0x%x "$v") mod $(printf 0x%x "$a")"
-            [ "$al" -ge "$a" ] ||
+            [ "$al" -ge "$a" ] || [ $exec = yes ] ||
                 bad="$bad; phdr $i ($fl, $w windows): p_align $(printf 0x%x "$al") < $(printf 0x%x "$a")"
         fi
         m=$(( al > minpage ? al : minpage ))

@@ -33,7 +33,9 @@
 #                    without its rewrite line, no ShmemPmdMapped > 0;
 #       runtime      line by line on an ext4 image (below);
 #       unit         systemd-analyze verify (below);
-#       cargo-post, cargo-linker  the man page's Cargo recipes on a crate
+#       cargo-post, cargo-linker  the Cargo recipes on a crate
+#       compat      --check --compat on the lld PIE: exit 3, the relink named
+#       synopsis    the Usage forms, against elfthp-align --help
 #                    named myprog: exit 0, the result ready (--check 0);
 #   - samples: scripts/docs-samples.sh --check (regenerate: make
 #     docs-samples); a copy with one sample changed must differ;
@@ -302,6 +304,30 @@ run_cargo() {
     assert "$1: target/release/myprog is ready (--check exits 0)" tool_rc 0
 }
 
+# run_compat DESC TEXT: the --compat line on the lld PIE, which shares
+# 16 KiB pages between permissions: exit 3, the relink named.
+run_compat() {
+    sh_in "$D" "$(subst "$2")"
+    assert "$1: exits 3 (needs a relink)" rc_out 3
+    assert "$1: names the two PT_LOADs and -z max-page-size=0x4000" \
+        has 'needs a relink for 16KiB pages: PT_LOAD [0-9]+: shares .* with PT_LOAD [0-9]+.*-z max-page-size=0x4000'
+}
+
+# forms TEXT: one line per "elfthp-align ..." form, continuation lines
+# joined, blanks squeezed, "usage:" dropped.
+forms() {
+    sed 's/^usage: //' <<< "$1" | awk '
+        { sub(/^ +/, ""); gsub(/ +/, " ") }
+        /^elfthp-align/ { if (f != "") print f; f = $0; next }
+        { f = f " " $0 } END { if (f != "") print f }'
+}
+# run_synopsis DESC TEXT: the README's forms are --help's, in order.
+run_synopsis() {
+    local help
+    help=$("$TOOL" --help | sed -n '1,/^$/p')
+    assert "$1: the same forms as --help" equals "forms" "$(forms "$2")" "$(forms "$help")"
+}
+
 RUNTIME_BLOCK=""
 for kf in $(ls "$B"/readme.*.kind "$B"/man.*.kind 2>/dev/null | sort -t. -k2,2 -k3,3n); do
     f=${kf%.kind} kind=$(cat "$kf") src=README.md
@@ -317,6 +343,8 @@ for kf in $(ls "$B"/readme.*.kind "$B"/man.*.kind 2>/dev/null | sort -t. -k2,2 -
         postlink) run_postlink "$desc" "$text" ;;
         tmpfs-proof) run_tmpfs "$desc" "$text" ;;
         cargo-post|cargo-linker) run_cargo "$desc" "$text" "$kind" ;;
+        compat) run_compat "$desc" "$text" ;;
+        synopsis) run_synopsis "$desc" "$text" ;;
         runtime) [ "$src" = README.md ] && RUNTIME_BLOCK=$text
                  [ "$src" != README.md ] && pass "$desc: counted with the README's runtime block" ;;
         unit) [ "$src" = README.md ] && PRE_BLOCK=$text

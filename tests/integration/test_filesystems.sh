@@ -288,6 +288,12 @@ warm_cases() {
     assert "$fs: --warm of the original says not aligned" has_reason not-aligned
     runs_kb "$fs: negative control: the warmed original" 0 "$M/lld-orig" "$M/lld-orig"
     run_tool --warm -r -q "$M"
+    assert "$fs: --warm -r -q exits 1 (the original needs a rewrite)" tool_rc 1
+    case $T_OUT in
+        *"warmed "[0-9]*" files: "*) fail "$fs: --warm -r -q prints no summary" "$(tool_said)" ;;
+        *) pass "$fs: --warm -r -q prints no summary" ;;
+    esac
+    run_tool --warm -r "$M"
     assert "$fs: --warm -r exits 1 (the original needs a rewrite)" tool_rc 1
     case $(printf '%s\n' "$T_OUT" | tail -n 1) in
         "warmed "[0-9]*" files: "*" need rewriting, "*) pass "$fs: --warm -r ends with a summary" ;;
@@ -379,8 +385,8 @@ btrfs_cases() {
     MEASURED=no-huge-folios
 }
 
-HOST_KEYS="schema kernel thp_enabled thp_defrag thp_shmem_enabled read_only_thp_for_fs madv_collapse_files glibc glibc_aligns_libraries"
-PATH_KEYS="schema path fs_type mount_point mount_options tmpfs_huge probed write_pmd_bytes warm_pmd_bytes collapse_pmd_bytes expect_write expect_readahead expect_collapse outcome advice"
+HOST_KEYS="schema mode status kernel thp_enabled thp_defrag thp_shmem_enabled read_only_thp_for_fs madv_collapse_files glibc glibc_aligns_libraries"
+PATH_KEYS="schema mode path status fs_type mount_point mount_options tmpfs_huge probed probe_bytes write_pmd_bytes warm_pmd_bytes collapse_pmd_bytes expect_write expect_readahead expect_collapse outcome advice"
 
 # keys_are JSONLINE KEYS: exactly these keys.
 keys_are() {
