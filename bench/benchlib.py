@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 """benchlib.py - small helpers for bench/*.sh (no dependencies but readelf).
 
   check NEW [ORIG]     readelf congruence quick check of a rewritten file:

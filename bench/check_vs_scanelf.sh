@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # check_vs_scanelf.sh [DIR...] - how fast is elfthp-align --check -r over
 # system directories, next to scanelf (pax-utils) walking the same trees?
 #

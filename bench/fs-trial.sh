@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # fs-trial.sh [--dir DIR] [--lib LIB] PROGRAM [ARGS...]
 #
 # Manual trial of huge text where binaries live: in DIR (default

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 """gen-bigc.py [NFUNC] > big.c - a large, plain C file for the compiler workload.
 
 NFUNC (default 1500) functions mixing what real code has: structs, loops over

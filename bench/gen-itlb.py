@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 """gen-itlb.py [NFUNC [STRIDE]] > itlb.c - an iTLB-heavy program.
 
 NFUNC (default 4096) functions, each at the start of its own 4 KiB page and

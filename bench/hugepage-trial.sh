@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # hugepage-trial.sh [--lib LIB] PROGRAM [ARGS...]
 #
 # Manual trial on a real binary: copies PROGRAM (or, with --lib, the

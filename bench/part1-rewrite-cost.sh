@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # part1-rewrite-cost.sh - what a rewrite costs against cp and patchelf.
 #
 # For lld-linked PIEs with about 50 MiB, 300 MiB and 1 GiB of text (lld puts

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # part2-header-only.sh - rewrites that change only p_align, and the
 # read-only modes.
 #

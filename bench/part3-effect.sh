@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # part3-effect.sh - does the rewrite get the text onto huge pages, and what
 # does that buy?  Everything runs from a tmpfs mounted huge=always.
 #

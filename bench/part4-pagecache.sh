@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # part4-pagecache.sh - what writing for the page cache, and --warm, cost.
 #
 # Input: the 300M lld PIE of part 1 (its text must move, file +4 KiB), on

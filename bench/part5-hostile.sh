@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # part5-hostile.sh - memory and time of the read-only modes on hostile
 # files, and on ordinary ones of growing size.
 #

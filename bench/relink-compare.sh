@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # bench/relink-compare.sh - elfthp-align on the default link against a
 # relink with -z max-page-size=0x200000 (and, for lld,
 # -z separate-loadable-segments): file size and huge-page coverage.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # run.sh - `make bench`: the five benchmark parts, then bench/RESULTS.md.
 #
 #   bash bench/run.sh                  full run (about 10-15 minutes)

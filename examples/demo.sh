@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # make demo: the tool's main job on an embedded example, where the program
 # really lives (examples/build, on the file system of this checkout).
 #

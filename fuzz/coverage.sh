@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # fuzz/coverage.sh - what the fuzzers reach, per source file.
 #
 # Builds both harnesses (fuzz/fuzz_read_plan.c with FUZZ_WRITE, and

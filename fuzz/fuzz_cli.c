@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * fuzz_cli.c - libFuzzer harness over elfthp-align's per-file CLI paths:
  * process_file() (src/process.c) in --check, --report, -n (the dry-run

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * fuzz_read_plan.c - libFuzzer harness over elfthp-align's read and plan
  * passes, in memory.

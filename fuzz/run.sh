@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # fuzz/run.sh [SECONDS] - build a libFuzzer harness and run it for SECONDS
 # (default 60).
 #

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * elfthp-align, the command line: options, the per-file driver
  * (process.c), the walk and its workers (runner.c), --host, --pid, and

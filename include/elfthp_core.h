@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * elfthp-align, the pure core: what a file's headers say (struct
  * elf_layout), what a rewrite would do to them (struct plan), and the

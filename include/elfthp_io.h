@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * elfthp-align, the I/O layer: reading headers (the only code that
  * touches libelf, and it keeps <libelf.h> to itself), writing the new

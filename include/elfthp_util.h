@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Small pure helpers shared by the core and the I/O layer: sizes, powers
  * of two, congruence and byte ranges.  plan_check.c keeps its own copies

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # docs-samples.sh [--check] [FILE...] - the output samples of the README
 # are made by running their commands, so that they cannot go stale.
 #

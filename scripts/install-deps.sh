@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # Install what building and testing elfthp-align needs on Debian (12 or
 # later).  Idempotent: packages already present are not fetched again.
 # Run as root, or with sudo available.

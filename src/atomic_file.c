@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Atomic replacement: a temporary file beside the target, metadata copied
  * in the order that keeps it (owner, then mode, then extended attributes

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Page-size compatibility: can this file load on a kernel whose base page
  * is `page`?  Pure functions over the layout.

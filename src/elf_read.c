@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * The read pass: the only place, with phdr_rewrite.c, that touches libelf.
  * Everything taken from the file is checked here, once, before the planner

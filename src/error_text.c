@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * The one way a failure below the CLI is described: a message in the
  * caller's buffer (never overflowing it), and -1.  The CLI adds the file's

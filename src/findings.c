@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * What --check finds, as data: computed once here from
  * the plan the rewrite would apply (or from the page-size facts), never

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Facts about this host and its file systems, read from /proc and /sys:
  * which file system holds a path (and its mount options), the kernel

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Page geometries, and the alignment each machine's huge pages call for.
  * The numbers come from docs/geometry.md, 'The geometries'.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * --host: what this machine will do with huge text, changing nothing.
  * Host facts come from /proc and /sys (fs_info.c); for each path, the file

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * What a file system does with PMD-sized page-cache folios, and what that
  * means for the user: pure functions over facts gathered elsewhere

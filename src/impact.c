@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * The impact model behind --report: pure arithmetic over the layout and a
  * plan, per page geometry.  It counts translations (TLB entries needed to

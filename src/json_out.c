@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * One JSON dialect for every mode: objects written a key at a time, so
  * that no mode spells a line by hand.  Every line is one object that

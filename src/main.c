@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * elfthp-align: make large read-only PT_LOAD segments eligible for
  * PMD-sized transparent huge pages, in the file, for unmodified kernels.
@@ -316,9 +318,12 @@ main(int argc, char **argv)
 	struct options o = { .lock_timeout = 60 };
 	int rc;
 
-	/* err(3) and errx(3) name the program as invoked; messages name the tool. */
+	/* err(3), errx(3) and getopt(3) name the program as invoked (a
+	 * symlink, a path); every message names the tool. */
 	program_invocation_name = program_invocation_short_name =
 	    (char *)"elfthp-align";
+	if (argc > 0)
+		argv[0] = program_invocation_name;
 
 	parse_options(argc, argv, &o);
 	validate(&o, argc - optind);

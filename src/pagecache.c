@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Page-cache primitives for --warm and --host: map a file range at a
  * PMD-aligned address, see which pages are cached (mincore), fault them in

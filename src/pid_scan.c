@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * --pid: how a running process's ELF files are mapped now.  Reads
  * /proc/PID/smaps (mappings, Rss, FilePmdMapped, ShmemPmdMapped),

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Second opinion on a plan, run before any byte is written.  It shares no
  * code with the planner on purpose: it checks the result against the rules

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * One file through the passes: open, read, plan, then the mode's action
  * (rewrite, --report, --check or --warm).  Output goes to the streams given, so that

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Formatting of the rewrite's, --report's and --check's results, as text
  * or JSON lines: it takes what the core read and planned and prints it.

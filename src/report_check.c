@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Formatting of --check and --check --compat: the verdict and the
  * findings that findings.c and compat.c computed, as text or JSON lines.

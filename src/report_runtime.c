@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Formatting of the run-time modes, --warm and --host: what the core
  * measured and decided, as text lines or JSON lines.  No decisions here

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Runs the files: expands directories (-r) into a sorted list, hands the
  * list to worker threads (-j), and prints each file's output in list order

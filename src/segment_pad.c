@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * The planner: a pure function from segment and section descriptors to a
  * new file layout.  It never prints, exits, or does I/O, so the unit tests

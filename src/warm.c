@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * --warm: make every PMD window of a file that the kernel can map resident
  * as one PMD-sized page-cache folio, without writing to the file.

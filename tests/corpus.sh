@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # corpus.sh [--limit N] [--jobs N] [--keep] [DIR...] - run elfthp-align over
 # the ELF executables and shared libraries of a real system, on copies.
 #

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # tests/mutation.sh TEST...: what `make mutation` runs.  The test binaries
 # given were built with plan_verify stubbed to `return 0`
 # (-DELFTHP_MUTANT_VERIFY, in build/mutant): a suite that cannot tell is

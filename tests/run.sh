@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # tests/run.sh UNIT_TEST...: what `make check` runs.  Each cmocka unit test
 # binary given, then the integration suite (tests/integration/run.sh), and
 # one closing line that adds them up:  check: N passed, N failed, N skipped

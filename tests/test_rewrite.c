@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * The write pass on ELF images this test builds itself with libelf
  * (ELF_F_LAYOUT, so it places every byte): ELFCLASS32 and ELFCLASS64,

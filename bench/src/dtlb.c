@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /* dtlb.c - does a 2 MiB mapping speed up TLB-bound accesses on this machine?
  *
  *   dtlb MIB huge|small STEPS

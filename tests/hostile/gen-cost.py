@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 """gen-cost.py OUTDIR - hostile ELF files that cost a careless reader dearly.
 
 Each file is built from scratch (an ELF header, program headers, section

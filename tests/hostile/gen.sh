@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # gen.sh OUTDIR FIXTURE - write hostile variants of ELF files for elfthp-align.
 #
 # FIXTURE is an ELF64 little-endian executable or shared library (the tests

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 """json_lines.py SCHEMA [MODE]: validate JSON lines on stdin against SCHEMA.
 
 Every line must be one JSON object that the schema accepts (and, with MODE,

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # lib.sh - helpers for the elfthp-align integration tests.  Source it.
 #
 # Counters and reporting

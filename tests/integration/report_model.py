@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # report_model.py - the independent model of elfthp-align --report and
 # --pid used by test_report.sh (see its header for what it models and why).
 # Fed only with readelf output and /proc, never with the tool's own numbers.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # run.sh [BUILDDIR] - build the fixtures and run every integration test.
 #
 # Builds tests/fixtures into BUILDDIR (default tests/build; up-to-date

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_cargo.sh BUILDDIR - hard links, and the two Cargo recipes of the README.
 #
 # Cargo hard-links target/release/NAME to target/release/deps/NAME-HASH, so

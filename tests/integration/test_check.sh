@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_check.sh BUILDDIR - the audit mode, elfthp-align --check:
 #   - exit status 0 (every file ready: a fixture after a rewrite), 1 (the
 #     lld fixture would be changed), 2 (a truncated ELF, a missing file);

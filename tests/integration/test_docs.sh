@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_docs.sh BUILDDIR - every command the README and the man page's
 # EXAMPLES show is run here, and every output sample the README shows is
 # what the tool prints now, so that neither can go stale.

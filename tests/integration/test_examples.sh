@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_examples.sh [BUILDDIR] - build examples/make-postlink and
 # examples/cmake-postlink in temporary directories (never in the source
 # tree) and check:

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_faults.sh BUILDDIR - file-level faults around an in-place rewrite.
 # Every failing case asserts that the original is byte-identical and that
 # no temporary file (NAME.elfthp-XXXXXX or .elfthp-XXXXXX) is left.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_filesystems.sh BUILDDIR - huge text on the file systems binaries
 # really live on: loop-mounted ext4, XFS and btrfs images made here.
 #

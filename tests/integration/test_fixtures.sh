@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_fixtures.sh BUILDDIR - rewrite every fixture built by
 # tests/fixtures/build.sh and check the result:
 #   - the checks themselves reject the original (so they can fail);

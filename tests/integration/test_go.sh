@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_go.sh BUILDDIR - Go programs, built here by Go's own linker.
 #
 # Go's linker puts the section header table inside the first PT_LOAD, right

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_hostile.sh BUILDDIR - hostile and malformed ELF input.
 #
 # tests/hostile/gen.sh writes the variants (from the lld-pie fixture, so

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_hugepage.sh BUILDDIR - does the kernel really map the rewritten text
 # with 2 MiB pages, where it would not map the original so?
 #

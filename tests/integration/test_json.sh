@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_json.sh BUILDDIR - one JSON vocabulary for every mode.
 #
 # Every mode's --format json output, on fixtures, on files that are not

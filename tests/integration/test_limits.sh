@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_limits.sh BUILDDIR - hostile files that cost a careless reader dearly
 # (tests/hostile/gen-cost.py builds them; several are sparse, gigabytes in
 # apparent size).  For each, every mode (--check, --report, -n, --warm, and

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_nosync.sh BUILDDIR - what is fsynced, and when.
 #
 # strace counts the fsync calls: in place, the file and the directory are

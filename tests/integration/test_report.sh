@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_report.sh BUILDDIR - elfthp-align --report and --pid.
 #
 # --report: the expected numbers come from an independent model (python3,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # test_safety.sh BUILDDIR - the rewrite keeps file metadata and never
 # damages an input it refuses:
 #   - security.ima and security.evm are not copied (they sign the old

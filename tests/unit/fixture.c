@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Hand-built files for the unit tests of the pure modules: an ELF header
  * and program headers at the front, segments and sections as a test adds

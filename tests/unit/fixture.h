@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /* fixture.c: hand-built files for the unit tests of the pure modules. */
 #ifndef TEST_FIXTURE_H
 #define TEST_FIXTURE_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Unit tests of what --check finds: page-size compatibility (compat.c, and
  * the planner with --page-size) and huge-page readiness (findings.c).

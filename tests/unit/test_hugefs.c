@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Unit tests of the run-time core: hugefs.c (what a file system does with
  * PMD-sized folios, the --host outcome and its advice, the --pid "why")

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Unit tests of impact.c: the --report model (translations, contiguous-PTE
  * blocks) and the proposed kernel loader rule.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Unit tests of plan_verify (plan_check.c), the second opinion the write
  * pass relies on: a plan that breaks one rule must be refused, with

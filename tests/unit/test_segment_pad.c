@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Unit tests of the planner (segment_pad.c) on hand-built segment tables.  The tables copy the shapes real linkers
  * produce on Debian 12 (docs/loading.md, 'Linker layouts (Debian 12)'):

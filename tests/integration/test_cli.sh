@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
+# test_cli.sh BUILDDIR - the small things a user meets on the command line.
+#   - every message starts with "elfthp-align:", however it was invoked
+#     (a symlink of another name, getopt's own complaints included);
+#   - -o - is refused, a directory without -r says to give -r;
+#   - -q silences --check's summary and ready files, not findings;
+#   - --help fits in 80 columns;
+#   - tables stay aligned for addresses above 32 bits;
+#   - make install and make uninstall (DESTDIR), nothing left behind;
+#   - every source file carries the SPDX line of the LICENSE.
+. "$(dirname "$0")/lib.sh"
+need_builddir "$@"
+need_tool
+
+fixture_line lld-pie || { skip "command line" "no lld-pie fixture"; finish; }
+LLD=$BUILD/$FX_FILE
+ln -s "$TOOL" "$WORK/othername"
+
+# every_line_named: each line of T_ERR starts with "elfthp-align: ".
+every_line_named() {
+    local bad
+    [ -n "$T_ERR" ] || { WHY="nothing on stderr"; return 1; }
+    bad=$(printf '%s\n' "$T_ERR" | grep -v '^elfthp-align: ' | grep -v '^usage:\|^ \{7\}elfthp-align\|^ \{20\}')
+    [ -z "$bad" ] && return 0
+    WHY="lines not starting with 'elfthp-align: ': $bad"; return 1
+}
+run_as() {	# run_as PROG ARGS...: like run_tool, under another name
+    local prog=$1; shift
+    T_OUT=$("$prog" "$@" 2> "$WORK/as.err"); T_RC=$?
+    T_ERR=$(cat "$WORK/as.err")
+}
+run_as "$WORK/othername" -j 0 "$LLD"
+assert "through a symlink: -j 0 is a usage error (2)" tool_rc 2
+assert "through a symlink: the message names elfthp-align" every_line_named
+run_as "$WORK/othername" --no-such-option "$LLD"
+assert "through a symlink: an unknown option, exit 2" tool_rc 2
+assert "through a symlink: getopt's message names elfthp-align" every_line_named
+run_as "$WORK/othername" "$WORK/missing"
+assert "through a symlink: a missing file, exit 2, named" every_line_named
+
+run_tool -o - "$LLD"
+assert "-o -: refused (exit 2)" tool_rc 2
+assert "-o -: says why" equals "message" "$T_ERR" \
+    "elfthp-align: -o -: the output is renamed into place, so it must be a file, not standard output"
+[ ! -e ./- ] && pass "-o -: no file named - made" || fail "-o -: no file named - made" "./- exists"
+
+mkdir -p "$WORK/dir"
+for mode in "" --check --warm --report; do
+    run_tool $mode "$WORK/dir"
+    assert "a directory without -r ${mode:-(rewrite)}: exit 2" tool_rc 2
+    assert "a directory without -r ${mode:-(rewrite)}: says to give -r" equals "message" \
+        "$(printf '%s\n' "$T_ERR" | head -1)" "elfthp-align: $WORK/dir: is a directory (give -r to walk it)"
+done
+
+cp "$LLD" "$WORK/ready" && "$TOOL" -q "$WORK/ready"
+run_tool --check -q "$WORK/ready"
+assert "--check -q on a ready file: exit 0, prints nothing" equals "output" "$T_RC:$T_OUT" "0:"
+run_tool --check -q "$LLD" "$WORK/ready"
+assert "--check -q: exit 1, findings only, no summary" equals "summary lines" \
+    "$T_RC:$(printf '%s\n' "$T_OUT" | grep -c '^checked ')" "1:0"
+assert "--check -q: the findings are there" equals "findings of the unaligned file" \
+    "$(printf '%s\n' "$T_OUT" | grep -c "^$LLD: PT_LOAD")" 2
+run_tool --check "$LLD" "$WORK/ready"
+assert "control: --check without -q ends with the summary" equals "last line" \
+    "$(printf '%s\n' "$T_OUT" | tail -n 1 | cut -d: -f1)" "checked 2 files"
+
+wide=$("$TOOL" --help | awk 'length > 80')
+[ -z "$wide" ] && pass "--help fits in 80 columns" || fail "--help fits in 80 columns" "$wide"
+
+# High addresses: the lld PIE with every address 4 GiB up (a layout as
+# valid as before: congruence does not change).
+python3 - "$LLD" "$WORK/high" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+phoff, = struct.unpack_from("<Q", b, 0x20)
+phentsize, phnum = struct.unpack_from("<HH", b, 0x36)
+for i in range(phnum):
+    o = phoff + i * phentsize
+    t, = struct.unpack_from("<I", b, o)
+    if t in (1, 2, 3, 4, 6, 7, 0x6474e550, 0x6474e552):  # LOAD..PHDR, TLS, EH, RELRO
+        v, p = struct.unpack_from("<QQ", b, o + 16)
+        struct.pack_into("<QQ", b, o + 16, v + (1 << 32), p + (1 << 32))
+open(sys.argv[2], "wb").write(b)
+EOF
+# columns_line_up: in every table, every row's hexadecimal fields start at
+# the same columns, and the header's OFFSET and VADDR sit over them.
+columns_line_up() {
+    printf '%s\n' "$T_OUT" | python3 -c '
+import re, sys
+bad, head, cols, rows = [], None, None, 0
+for line in sys.stdin.read().split("\n"):
+    if re.match(r"^  PH ", line):
+        head, cols = line, None
+        continue
+    if head is None or not re.match(r"^  \d", line):
+        head = None if not line.startswith("  ") else head
+        continue
+    rows += 1
+    here = [m.start() for m in re.finditer(r"0x", line)]
+    if cols is None:
+        cols = here
+        for label in ("OFFSET", "VADDR"):
+            if head.index(label) not in cols:
+                bad.append("%s at column %d, hex fields at %s" % (label, head.index(label), cols))
+    elif here != cols:
+        bad.append(line)
+if rows == 0:
+    bad.append("no table rows")
+print("\n".join(bad[:3]))
+sys.exit(1 if bad else 0)' > "$WORK/cols" && return 0
+    WHY="out of line: $(cat "$WORK/cols")"; return 1
+}
+run_tool -n "$WORK/high"
+assert "addresses above 4 GiB: -n exits 0" tool_rc 0
+assert "addresses above 4 GiB: the plan table lines up" columns_line_up
+run_tool --report "$WORK/high"
+assert "addresses above 4 GiB: the report table lines up" columns_line_up
+run_tool -n "$LLD"
+assert "control: the plan table of the fixture lines up" columns_line_up
+
+# make install / uninstall into a DESTDIR.
+DEST=$WORK/dest
+out=$(make -s -C "$REPO_ROOT" install DESTDIR="$DEST" PREFIX=/usr 2>&1)
+assert "make install DESTDIR=...: exits 0" equals "output" "$?" 0
+for f in usr/bin/elfthp-align usr/share/man/man1/elfthp-align.1 usr/share/elfthp-align/elfthp-link; do
+    [ -f "$DEST/$f" ] && pass "make install: $f" || fail "make install: $f" "missing: $out"
+done
+[ -x "$DEST/usr/share/elfthp-align/elfthp-link" ] && pass "make install: the Cargo linker wrapper is executable" ||
+    fail "make install: the Cargo linker wrapper is executable" "mode $(stat -c %a "$DEST/usr/share/elfthp-align/elfthp-link" 2>&1)"
+make -s -C "$REPO_ROOT" uninstall DESTDIR="$DEST" PREFIX=/usr > /dev/null 2>&1
+left=$(find "$DEST" -type f 2>/dev/null)
+[ -z "$left" ] && pass "make uninstall: no file left" || fail "make uninstall: no file left" "$left"
+
+# Every source file names its license.
+no_spdx=$(cd "$REPO_ROOT" && git ls-files 2>/dev/null |
+    grep -E '\.(c|h|sh|py|go|1)$|(^|/)Makefile$|^\.ci/run$|elfthp-link$' |
+    while read -r f; do grep -q 'SPDX-License-Identifier: BSD-2-Clause' "$f" || echo "$f"; done)
+if ! (cd "$REPO_ROOT" && git rev-parse --git-dir > /dev/null 2>&1); then
+    skip "SPDX lines" "not a git checkout"
+elif [ -z "$no_spdx" ]; then
+    pass "every source file has the SPDX line of LICENSE (BSD-2-Clause)"
+else
+    fail "every source file has the SPDX line" "$(echo $no_spdx)"
+fi
+grep -q '^BSD 2-Clause License' "$REPO_ROOT/LICENSE" && grep -q 'the elfthp-align authors' "$REPO_ROOT/LICENSE" &&
+    pass "LICENSE: BSD-2-Clause, the elfthp-align authors" || fail "LICENSE" "not BSD-2-Clause of the elfthp-align authors"
+
+finish
