@@ -336,7 +336,44 @@ input_error(const struct plan_error *e, char *buf, size_t len)
 	return true;
 }
 
-/* Why no layout can be planned, or the plan was refused. */
+/* A limit the rewrite would pass, or the plan check's refusal. */
+static bool
+limit_error(const struct plan_error *e, char *buf, size_t len)
+{
+	unsigned long long v = e->value;
+
+	switch (e->code) {
+	case PLAN_TOO_BIG:
+		snprintf(buf, len, "the rewritten file (%llu bytes) would pass "
+		    "the 4 GiB limit of ELFCLASS32", v);
+		break;
+	case PLAN_PAGE_SHARED:
+		snprintf(buf, len, "PT_LOAD %zu and PT_LOAD %zu have different "
+		    "permissions on one 0x%llx-byte page; only a relink with "
+		    "-z max-page-size=0x%llx fixes that", e->index, e->other, v, v);
+		break;
+	case PLAN_GROWTH:
+		if (e->index == SIZE_MAX)
+			snprintf(buf, len, "the alignment (sh_addralign) of the "
+			    "sections after the last PT_LOAD would grow the file "
+			    "by %llu bytes, more than the %zu allowed", v,
+			    e->other);
+		else
+			snprintf(buf, len, "PT_LOAD %zu: its alignment would grow "
+			    "the file by %llu bytes, more than the %zu allowed",
+			    e->index, v, e->other);
+		break;
+	case PLAN_VERIFY:
+		snprintf(buf, len, "internal error: plan check failed: %s "
+		    "(header %zu); nothing written", e->detail, e->index);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Why no layout can be planned. */
 static void
 layout_error(const struct plan_error *e, char *buf, size_t len)
 {
@@ -372,30 +409,6 @@ layout_error(const struct plan_error *e, char *buf, size_t len)
 		    "inside PT_LOAD %zu, and section %zu would move: its entry "
 		    "would change that segment's bytes", v, e->index, e->other);
 		break;
-	case PLAN_TOO_BIG:
-		snprintf(buf, len, "the rewritten file (%llu bytes) would pass "
-		    "the 4 GiB limit of ELFCLASS32", v);
-		break;
-	case PLAN_PAGE_SHARED:
-		snprintf(buf, len, "PT_LOAD %zu and PT_LOAD %zu have different "
-		    "permissions on one 0x%llx-byte page; only a relink with "
-		    "-z max-page-size=0x%llx fixes that", e->index, e->other, v, v);
-		break;
-	case PLAN_GROWTH:
-		if (e->index == SIZE_MAX)
-			snprintf(buf, len, "the alignment (sh_addralign) of the "
-			    "sections after the last PT_LOAD would grow the file "
-			    "by %llu bytes, more than the %zu allowed", v,
-			    e->other);
-		else
-			snprintf(buf, len, "PT_LOAD %zu: its alignment would grow "
-			    "the file by %llu bytes, more than the %zu allowed",
-			    e->index, v, e->other);
-		break;
-	case PLAN_VERIFY:
-		snprintf(buf, len, "internal error: plan check failed: %s "
-		    "(header %zu); nothing written", e->detail, e->index);
-		break;
 	default:
 		snprintf(buf, len, "unknown plan error %d", (int)e->code);
 		break;
@@ -405,6 +418,6 @@ layout_error(const struct plan_error *e, char *buf, size_t len)
 void
 plan_strerror(const struct plan_error *e, char *buf, size_t len)
 {
-	if (!input_error(e, buf, len))
+	if (!input_error(e, buf, len) && !limit_error(e, buf, len))
 		layout_error(e, buf, len);
 }

@@ -157,10 +157,24 @@ rewrite_text(FILE *f, const char *name, const struct elf_layout *L,
 		    P->windows_after, plural(P->windows_after), others, growth);
 }
 
+/* What --report's and -n's segment objects share: the header as it is. */
+static void
+segment_json(struct json *j, const struct seg_desc *s)
+{
+	char flags[4];
+
+	flag_json(s->flags, flags);
+	json_str(j, "flags", flags);
+	json_u64(j, "offset", s->offset);
+	json_u64(j, "vaddr", s->vaddr);
+	json_u64(j, "filesz_bytes", s->filesz);
+	json_u64(j, "align_bytes", s->align);
+}
+
 static void
 plan_json(struct json *j, const struct elf_layout *L, const struct plan *P)
 {
-	char tbuf[16], flags[4];
+	char tbuf[16];
 	size_t i;
 
 	json_array(j, "segments");
@@ -168,16 +182,11 @@ plan_json(struct json *j, const struct elf_layout *L, const struct plan *P)
 		const struct seg_desc *s = &L->segs[i];
 		const struct seg_plan *sp = &P->segs[i];
 
-		flag_json(s->flags, flags);
 		json_object(j, NULL);
 		json_u64(j, "index", i);
 		json_str(j, "type", phdr_type_name(s->type, tbuf, sizeof(tbuf)));
-		json_str(j, "flags", flags);
-		json_u64(j, "offset", s->offset);
+		segment_json(j, s);
 		json_u64(j, "new_offset", sp->new_offset);
-		json_u64(j, "vaddr", s->vaddr);
-		json_u64(j, "filesz_bytes", s->filesz);
-		json_u64(j, "align_bytes", s->align);
 		json_u64(j, "new_align_bytes", sp->new_align);
 		json_u64(j, "windows_after", sp->windows_after);
 		json_str(j, "verdict", verdict_code(sp->verdict));
@@ -355,7 +364,6 @@ static void
 impact_json_segments(struct json *j, const struct elf_layout *L,
     const struct plan *P, uint64_t pmd)
 {
-	char flags[4];
 	size_t i;
 
 	json_array(j, "segments");
@@ -365,14 +373,9 @@ impact_json_segments(struct json *j, const struct elf_layout *L,
 
 		if (s->type != PT_LOAD)
 			continue;
-		flag_json(s->flags, flags);
 		json_object(j, NULL);
 		json_u64(j, "index", i);
-		json_str(j, "flags", flags);
-		json_u64(j, "offset", s->offset);
-		json_u64(j, "vaddr", s->vaddr);
-		json_u64(j, "filesz_bytes", s->filesz);
-		json_u64(j, "align_bytes", s->align);
+		segment_json(j, s);
 		json_str(j, "verdict", verdict_code(sp->verdict));
 		json_u64(j, "windows_now", sp->windows_now);
 		json_u64(j, "windows_after", sp->windows_after);

@@ -399,51 +399,38 @@ summary_json(const struct work *w, const struct tally *t)
 	json_end(&j);
 }
 
+/*
+ * The closing counts of --check, --compat and --warm (with several files):
+ * a JSON object, or a text line the mode words; -q leaves it out.
+ */
 static void
 summarise(const struct work *w, const struct tally *t)
 {
-	size_t total = files_in(t), errors = t->by_class[FILE_ERROR] +
-	    w->walk_errors;
+	const size_t *c = t->by_class;
+	size_t total = files_in(t), errors = c[FILE_ERROR] + w->walk_errors;
+	size_t na = c[FILE_NOT_APPLICABLE] + c[FILE_NOT_ELF];
+	const char *s = total == 1 ? "" : "s", *es = errors == 1 ? "" : "s";
 
 	if (w->o->format == FORMAT_JSON)
 		return summary_json(w, t);
 	if (w->o->quiet)
 		return;
-	if (w->o->compat)
+	if (w->o->mode == MODE_WARM)
+		printf("warmed %zu file%s: %zu all huge, %zu not all huge, %zu "
+		    "need rewriting, %zu not applicable, %zu error%s\n", total,
+		    s, c[FILE_READY], c[FILE_NOT_HUGE], c[FILE_NEEDS_REWRITE], na,
+		    errors, es);
+	else if (w->o->compat)
 		printf("checked %zu file%s for %s: %zu compatible, %zu fixable, "
 		    "%zu need relinking, %zu not applicable (%zu not ELF), %zu "
-		    "error%s\n", total, total == 1 ? "" : "s", w->page_text,
-		    t->by_class[FILE_COMPATIBLE], t->by_class[FILE_FIXABLE],
-		    t->by_class[FILE_NEEDS_RELINK],
-		    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
-		    t->by_class[FILE_NOT_ELF], errors, errors == 1 ? "" : "s");
+		    "error%s\n", total, s, w->page_text, c[FILE_COMPATIBLE],
+		    c[FILE_FIXABLE], c[FILE_NEEDS_RELINK], na, c[FILE_NOT_ELF],
+		    errors, es);
 	else
 		printf("checked %zu file%s: %zu ready, %zu need rewriting, %zu "
 		    "need relinking, %zu not applicable (%zu not ELF), %zu "
-		    "error%s\n", total, total == 1 ? "" : "s",
-		    t->by_class[FILE_READY], t->by_class[FILE_NEEDS_REWRITE],
-		    t->by_class[FILE_NEEDS_RELINK],
-		    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
-		    t->by_class[FILE_NOT_ELF], errors, errors == 1 ? "" : "s");
-	temps_note(stdout, w);
-}
-
-static void
-summarise_warm(const struct work *w, const struct tally *t)
-{
-	size_t total = files_in(t), errors = t->by_class[FILE_ERROR] +
-	    w->walk_errors;
-
-	if (w->o->format == FORMAT_JSON)
-		return summary_json(w, t);
-	if (w->o->quiet)
-		return;
-	printf("warmed %zu file%s: %zu all huge, %zu not all huge, %zu need "
-	    "rewriting, %zu not applicable, %zu error%s\n", total,
-	    total == 1 ? "" : "s", t->by_class[FILE_READY],
-	    t->by_class[FILE_NOT_HUGE], t->by_class[FILE_NEEDS_REWRITE],
-	    t->by_class[FILE_NOT_APPLICABLE] + t->by_class[FILE_NOT_ELF],
-	    errors, errors == 1 ? "" : "s");
+		    "error%s\n", total, s, c[FILE_READY], c[FILE_NEEDS_REWRITE],
+		    c[FILE_NEEDS_RELINK], na, c[FILE_NOT_ELF], errors, es);
 	temps_note(stdout, w);
 }
 
@@ -491,10 +478,8 @@ run_all(char **args, size_t nargs, const struct options *o)
 	print_in_order(&w, &t);
 	for (k = 0; k < started; k++)
 		pthread_join(threads[k], NULL);
-	if (o->mode == MODE_CHECK)
+	if (o->mode == MODE_CHECK || (o->mode == MODE_WARM && w.n > 1))
 		summarise(&w, &t);
-	if (o->mode == MODE_WARM && w.n > 1)
-		summarise_warm(&w, &t);
 	rc = exit_status(&w, &t);
 	free(w.items);
 	return rc;
