@@ -200,6 +200,8 @@ struct load_ref *loads_sorted(const struct elf_layout *, bool by_addr,
     size_t *n);
 uint64_t windows_in(uint64_t vaddr, uint64_t filesz, uint64_t pmd);
 uint64_t max_load_align(const struct elf_layout *, const struct plan *);
+uint64_t plan_modulus(const struct seg_desc *, const struct seg_plan *,
+    uint64_t max_page);
 int plan_build(const struct elf_layout *, const struct plan_params *,
     struct plan *, struct plan_error *);
 int plan_verify(const struct elf_layout *, const struct plan_params *,

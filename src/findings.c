@@ -42,17 +42,6 @@ add(struct finding *out, size_t max, size_t *n, struct finding f)
 	(*n)++;
 }
 
-/* What congruence the plan asks of segment i: its target, or its floor. */
-static uint64_t
-modulus_of(const struct elf_layout *L, const struct plan *P, size_t i)
-{
-	const struct seg_desc *s = &L->segs[i];
-
-	if (P->segs[i].verdict == SEG_ELIGIBLE)
-		return P->segs[i].target;
-	return max_u64(s->align, P->max_page);
-}
-
 /* One PT_LOAD's finding, if the plan changes its header for a reason of its own. */
 static bool
 load_finding(const struct elf_layout *L, const struct plan *P, size_t i,
@@ -60,7 +49,7 @@ load_finding(const struct elf_layout *L, const struct plan *P, size_t i,
 {
 	const struct seg_desc *s = &L->segs[i];
 	const struct seg_plan *sp = &P->segs[i];
-	uint64_t m = modulus_of(L, P, i);
+	uint64_t m = plan_modulus(s, sp, P->max_page);
 
 	*f = (struct finding){ .segment = i, .other = SIZE_MAX };
 	if (sp->verdict == SEG_PINNED) {

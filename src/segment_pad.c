@@ -350,13 +350,26 @@ add_shift(struct plan *P, uint64_t start, uint64_t delta)
 	return 0;
 }
 
+/*
+ * What a PT_LOAD's offset must be congruent to its address modulo: its own
+ * p_align and the machine's largest page, and for an eligible one its
+ * target too.  findings.c asks the same, so --check names the reason the
+ * planner acted on.
+ */
+uint64_t
+plan_modulus(const struct seg_desc *s, const struct seg_plan *sp,
+    uint64_t max_page)
+{
+	uint64_t m = max_u64(load_align(s), max_page);
+
+	return sp->verdict == SEG_ELIGIBLE ? max_u64(m, sp->target) : m;
+}
+
 static uint64_t
 modulus_for(const struct seg_desc *s, const struct seg_plan *sp,
     const struct plan_params *p)
 {
-	uint64_t m = max_u64(load_align(s), p->max_page);
-
-	return sp->verdict == SEG_ELIGIBLE ? max_u64(m, sp->target) : m;
+	return plan_modulus(s, sp, p->max_page);
 }
 
 /* Give each PT_LOAD with file bytes its new offset, in file order. */

@@ -140,6 +140,30 @@ test_page_size_fixes_alignment(void **state)
 	assert_true(congruent(f->P.segs[rw].new_offset, K(128) + 0x100, K(64)));
 }
 
+/*
+ * An ET_EXEC text with p_align 4 MiB, congruent modulo 2 MiB but not 4 MiB:
+ * the plan moves it to honour its p_align, and the finding says so (it
+ * used to be a needs-rewrite with no finding at all).
+ */
+static void
+test_finding_names_the_planners_modulus(void **state)
+{
+	struct fixture *f = *state = new_file(ET_EXEC, M(12));
+	struct finding fs[8];
+	size_t text;
+
+	load(f, PF_R, 0, M(4), 0x608);
+	text = seg(f, PT_LOAD, PF_R | PF_X, K(4), M(6) + K(4), M(8), M(8), M(4));
+	plan_ok(f, &x86);
+	assert_true(f->P.changed);
+	assert_int_equal(readiness_verdict(&f->P), FILE_NEEDS_REWRITE);
+	assert_int_equal(readiness_findings(&f->L, &f->P, fs, 8), 1);
+	assert_int_equal(fs[0].code, FINDING_OFFSET);
+	assert_int_equal(fs[0].segment, text);
+	assert_int_equal(fs[0].modulus, M(4));
+	assert_int_equal(fs[0].want, f->P.segs[text].new_offset);
+}
+
 int
 main(void)
 {
@@ -149,6 +173,7 @@ main(void)
 		T(test_compat_fixable_then_compatible),
 		T(test_readiness_follows_the_plan),
 		T(test_exec_align_is_no_finding),
+		T(test_finding_names_the_planners_modulus),
 	};
 
 	return cmocka_run_group_tests_name("compat", tests, NULL, NULL);
