@@ -763,9 +763,9 @@ test_shdrs_over_a_load(void **state)
 	put_back(f);
 }
 
-/* No section header table (e_shoff 0): the plan keeps none, and passes. */
-static void
-test_no_shdr_table_plan_accepted(void **state)
+/* The lld layout without its section header table (e_shoff 0), planned. */
+static struct fixture *
+no_shdr_plan(void **state)
 {
 	struct fixture *f = *state = new_fixture(ELFCLASS64, EM_X86_64);
 
@@ -773,12 +773,18 @@ test_no_shdr_table_plan_accepted(void **state)
 	f->L.nsecs = 0;
 	f->L.file_size = f->L.shoff;
 	f->L.shoff = 0;
-	planned(f);
+	return planned(f);
+}
+
+/* No section header table (e_shoff 0): the plan keeps none, and passes. */
+static void
+test_no_shdr_table_plan_accepted(void **state)
+{
+	struct fixture *f = no_shdr_plan(state);
+
 	assert_true(f->P.changed);
 	assert_int_equal(f->P.new_shoff, 0);
 }
-
-#define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
 /* The section header table over a section that lies in no segment. */
 static void
@@ -797,13 +803,8 @@ test_shdrs_over_a_section(void **state)
 static void
 test_shdr_table_made_up(void **state)
 {
-	struct fixture *f = *state = new_fixture(ELFCLASS64, EM_X86_64);
+	struct fixture *f = no_shdr_plan(state);
 
-	lld_layout(f);
-	f->L.nsecs = 0;
-	f->L.file_size = f->L.shoff;
-	f->L.shoff = 0;
-	planned(f);
 	f->P.new_shoff = f->P.new_size - 64;
 	refused(f, "section header table made up", 0);
 	put_back(f);
@@ -844,6 +845,8 @@ test_phdrs_after_shdrs_accepted(void **state)
 	planned(f);
 	assert_int_equal(f->P.new_shoff, f->L.shoff);
 }
+
+#define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
 int
 main(void)
