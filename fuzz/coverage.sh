@@ -36,7 +36,8 @@ build() {
 	$CLANG -fsanitize=fuzzer -fprofile-instr-generate -o "$C/$name" $objs $LIBS
 }
 build read_plan -DFUZZ_WRITE src/error_text.c src/elf_read.c src/segment_pad.c src/plan_check.c \
-    src/compat.c src/geometry.c src/impact.c src/phdr_rewrite.c src/pagecache.c \
+    src/compat.c src/findings.c src/geometry.c src/impact.c src/phdr_rewrite.c \
+    src/pagecache.c \
     fuzz/fuzz_read_plan.c || exit 1
 build cli "" $(ls src/*.c | grep -v '^src/main\.c$') fuzz/fuzz_cli.c || exit 1
 

@@ -49,7 +49,7 @@ mkdir -p "$B/obj" "$B/seeds" "$B/corpus" "$B/crashes" || exit 1
 # --- build -----------------------------------------------------------------
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE"
-SRCS="src/error_text.c src/elf_read.c src/segment_pad.c src/plan_check.c src/compat.c src/geometry.c src/impact.c"
+SRCS="src/error_text.c src/elf_read.c src/segment_pad.c src/plan_check.c src/compat.c src/findings.c src/geometry.c src/impact.c"
 HARNESS=fuzz/fuzz_read_plan.c
 variant=read BIN=$B/fuzz_read_plan LOG=$B/fuzz.log CORPUS=$B/corpus SEEDS=$B/seeds
 if [ "${FUZZ_TARGET:-read_plan}" = cli ]; then
