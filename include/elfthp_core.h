@@ -242,8 +242,11 @@ struct finding {
 	uint64_t modulus;	/* the congruence or page asked for */
 };
 const char *finding_code_name(enum finding_code);
+void finding_add(struct finding *, size_t max, size_t *n, struct finding);
 size_t readiness_findings(const struct elf_layout *, const struct plan *,
     struct finding *, size_t max);
+bool refusal_finding(const struct plan_error *, struct finding *,
+    enum file_class *verdict);
 int find_shared_page(const struct elf_layout *, uint64_t page, size_t *,
     size_t *);
 int compat_report(const struct elf_layout *, uint64_t page, struct finding *,

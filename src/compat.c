@@ -46,14 +46,6 @@ find_shared_page(const struct elf_layout *L, uint64_t page, size_t *a,
 	return found;
 }
 
-static void
-add(struct finding *out, size_t max, size_t *n, struct finding f)
-{
-	if (*n < max)
-		out[*n] = f;
-	(*n)++;
-}
-
 /*
  * Every finding for pages of `page` bytes, the one only a relink fixes
  * first, then offsets and p_aligns by header; the count may exceed max
@@ -71,20 +63,21 @@ compat_report(const struct elf_layout *L, uint64_t page, struct finding *out,
 	if (shared < 0)
 		return -1;
 	if (shared)
-		add(out, max, n, (struct finding){ .code = FINDING_PAGE_SHARED,
-		    .segment = a, .other = b, .modulus = page });
+		finding_add(out, max, n, (struct finding){
+		    .code = FINDING_PAGE_SHARED, .segment = a, .other = b,
+		    .modulus = page });
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 
 		if (s->type != PT_LOAD)
 			continue;
 		if (((s->offset - s->vaddr) & (page - 1)) != 0)
-			add(out, max, n, (struct finding){
+			finding_add(out, max, n, (struct finding){
 			    .code = FINDING_PAGE_OFFSET, .segment = i,
 			    .other = SIZE_MAX, .have = s->offset,
 			    .modulus = page });
 		if (s->align < page)
-			add(out, max, n, (struct finding){
+			finding_add(out, max, n, (struct finding){
 			    .code = FINDING_PAGE_ALIGN, .segment = i,
 			    .other = SIZE_MAX, .have = s->align, .want = page,
 			    .modulus = page });

@@ -34,8 +34,9 @@ finding_code_name(enum finding_code c)
 	    code_names[c] : "unknown";
 }
 
-static void
-add(struct finding *out, size_t max, size_t *n, struct finding f)
+/* Store f if there is room; count it either way. */
+void
+finding_add(struct finding *out, size_t max, size_t *n, struct finding f)
 {
 	if (*n < max)
 		out[*n] = f;
@@ -87,11 +88,11 @@ readiness_findings(const struct elf_layout *L, const struct plan *P,
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD && load_finding(L, P, i, &f) &&
 		    f.code == FINDING_PINNED)
-			add(out, max, &n, f);
+			finding_add(out, max, &n, f);
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD && load_finding(L, P, i, &f) &&
 		    f.code != FINDING_PINNED)
-			add(out, max, &n, f);
+			finding_add(out, max, &n, f);
 	return n;
 }
 
@@ -101,4 +102,21 @@ readiness_verdict(const struct plan *P)
 	if (P->n_pinned > 0)
 		return FILE_NEEDS_RELINK;
 	return P->changed ? FILE_NEEDS_REWRITE : FILE_READY;
+}
+
+/*
+ * A plan the rewrite refuses can still be a verdict: with --page-size, two
+ * permissions on one page need a relink.  True (and the finding) for that
+ * refusal; false for an error.
+ */
+bool
+refusal_finding(const struct plan_error *e, struct finding *f,
+    enum file_class *verdict)
+{
+	if (e->code != PLAN_PAGE_SHARED)
+		return false;
+	*f = (struct finding){ .code = FINDING_PAGE_SHARED, .segment = e->index,
+		.other = e->other, .modulus = e->value };
+	*verdict = FILE_NEEDS_RELINK;
+	return true;
 }

@@ -472,14 +472,10 @@ do_check(struct job *j)
 	if (file_params(j, &params) != STEP_OK)
 		return STEP_STOP;
 	if (plan_build(&j->layout, &params, &j->plan, &perr) != 0) {
-		if (perr.code != PLAN_PAGE_SHARED) {
+		if (!refusal_finding(&perr, &f[0], &j->class)) {
 			plan_strerror(&perr, j->msg, sizeof(j->msg));
 			return file_error(j, "%s", j->msg);
 		}
-		f[0] = (struct finding){ .code = FINDING_PAGE_SHARED,
-			.segment = perr.index, .other = perr.other,
-			.modulus = perr.value };
-		j->class = FILE_NEEDS_RELINK;
 		report_check(j->out, j->o, j->name, &j->layout, &j->plan, f, 1,
 		    1, j->class);
 		return STEP_OK;
