@@ -135,7 +135,7 @@ impacts(const struct elf_layout *L, const struct plan *own)
 	if ((after = calloc(L->nsegs ? L->nsegs : 1, sizeof(*after))) == NULL)
 		return;
 	impact_compute(L, own, own_geometry(L->machine, 0), after, &imp);
-	n = report_geometries(L->machine, geos, MAX_GEOMETRIES);
+	n = report_geometries(L->machine, 0, true, geos, MAX_GEOMETRIES);
 	for (i = 0; i < n; i++) {
 		/* The same constructor as the tool's --report. */
 		const struct plan_request r = { .machine = L->machine,

@@ -57,6 +57,7 @@ struct options {
 	bool break_hardlinks;	/* in place: replace this name of several */
 	bool compat;		/* --check --compat: page-size compatibility */
 	bool sync;		/* --sync: -o too fsyncs before the rename */
+	bool no_warm;		/* --no-warm: the rewrite skips the page cache */
 	int verbose;
 	unsigned jobs;
 	unsigned lock_timeout;	/* seconds to wait for another run's lock */
@@ -105,11 +106,13 @@ const char *mode_name(const struct options *);
 const char *class_text(enum file_class);
 void format_size(char *, size_t, uint64_t);
 void report_rewrite(FILE *, const struct options *, const char *name,
-    const struct elf_layout *, const struct plan *);
+    const struct elf_layout *, const struct plan *,
+    const struct warm_result *cache);
 void report_plan_table(FILE *, const struct elf_layout *, const struct plan *);
 void report_impact(FILE *, const struct options *, const char *name,
     const struct elf_layout *, const struct plan *,
-    const struct geometry *own, const struct geometry_impact *, size_t n);
+    const struct geometry *own, const struct geometry_impact *, size_t n,
+    const struct warm_result *cache);
 void report_other(FILE *, const struct options *, const char *name,
     enum file_class, const char *message);
 void finding_message(char *, size_t, const struct elf_layout *,
@@ -121,7 +124,10 @@ void report_compat(FILE *, const struct options *, const char *name,
     const struct elf_layout *, uint64_t page, const struct finding *,
     size_t n, size_t total, enum file_class);
 void report_warm(FILE *, const struct options *, const char *name,
-    const struct warm_result *, enum file_class);
+    const struct warm_result *, enum file_class, const uint8_t *states,
+    uint64_t nranges);
+void warm_outcome_text(FILE *, const struct warm_result *, bool written);
+void warm_json_fields(struct json *, const struct warm_result *);
 struct host_facts;
 void report_host(FILE *, const struct options *, const struct host_facts *);
 

@@ -218,6 +218,7 @@ enum file_class {
 	FILE_COMPATIBLE,	/* --compat: loads on pages of that size */
 	FILE_FIXABLE,		/* --compat: elfthp-align --page-size fixes it */
 	FILE_NOT_HUGE,		/* --warm: some window could not be made huge */
+	FILE_NO_WINDOWS,	/* --warm: no window to warm */
 	FILE_NOT_ELF,
 	FILE_NOT_APPLICABLE,	/* ELF, but not an executable or shared object */
 	FILE_ERROR,
@@ -264,7 +265,8 @@ struct geometry {
 const char *machine_name(uint16_t machine);
 int plan_params_make(const struct plan_request *, struct plan_params *,
     const char **why);
-size_t report_geometries(uint16_t machine, const struct geometry **, size_t);
+size_t report_geometries(uint16_t machine, uint64_t page, bool every,
+    const struct geometry **, size_t);
 const struct geometry *own_geometry(uint16_t machine, uint64_t page_size);
 uint64_t geometry_target(const struct geometry *);
 uint64_t geometry_fallback(const struct geometry *);
@@ -284,10 +286,22 @@ struct geometry_impact {
 	uint64_t rss_increase_max;
 	unsigned aslr_bits_lost;
 	int64_t file_growth;
+	bool measured;		/* now: the page cache as looked at; after:
+				   what `elfthp-align FILE` then makes of it */
 	char error[192];	/* why no plan for this geometry; "" if one */
 };
 void impact_compute(const struct elf_layout *, const struct plan *,
     const struct geometry *, struct seg_desc *after, struct geometry_impact *);
+/* What a look at the file's page cache found, per PMD range of the file. */
+struct cache_view {
+	const uint8_t *states;	/* enum window_state, from a look_only warm */
+	uint64_t nranges;
+	bool fs_keeps_huge;	/* a large write or MADV_HUGEPAGE readahead
+				   makes PMD-sized folios where the file is */
+};
+void impact_measured(const struct elf_layout *, const struct plan *,
+    const struct cache_view *, struct geometry_impact *,
+    const struct seg_desc *after);
 
 
 /* hugefs.c: what a file system does with PMD-sized folios; pure. */
@@ -384,12 +398,35 @@ enum warm_reason {
 	WARM_NREASONS,
 };
 #define WARM_MAX_PIDS 8
+/*
+ * One window's page-cache state, as a look finds it (--warm -n,
+ * --report, the rewrite's page-cache step), and what warming does to it.
+ */
+enum window_state {
+	WINDOW_NONE = 0,	/* no window of a congruent read-only PT_LOAD */
+	WINDOW_HUGE,		/* one PMD-mapped folio now */
+	WINDOW_UNCACHED,	/* nothing cached: warming reads it */
+	WINDOW_SMALL,		/* small folios, unmapped: dropped and read again */
+	WINDOW_BUSY,		/* small folios mapped by a process: left alone */
+	WINDOW_NO_FOLIOS,	/* the file system keeps no huge folios */
+	WINDOW_MADE_HUGE,	/* warming made it huge */
+	WINDOW_STILL_SMALL,	/* warming tried; not_huge says why */
+};
+const char *window_state_name(enum window_state);
+struct warm_request {
+	bool look_only;		/* change nothing: say what warming would do */
+	uint8_t *states;	/* NULL, or one enum window_state per PMD
+				   range of the file (warm_plan's nranges) */
+};
 struct warm_result {
+	uint64_t pmd;		/* the window size */
 	uint64_t windows;	/* warmable + misaligned */
 	uint64_t huge_before;
 	uint64_t made_huge;
 	uint64_t not_huge[WARM_NREASONS];
-	uint64_t read_bytes;	/* brought into the page cache */
+	uint64_t read_bytes;	/* brought into the page cache (look_only:
+				   at most this much would be) */
+	bool look_only;		/* made_huge and read_bytes say "would" */
 	bool base_aligned;
 	long pids[WARM_MAX_PIDS];	/* WARM_BUSY: who maps them */
 	size_t npids;
@@ -402,6 +439,9 @@ uint64_t warm_not_huge(const struct warm_result *);
 
 
 enum file_class warm_verdict(const struct warm_result *);
+enum file_class settle_verdict(const struct warm_result *);
+uint64_t windows_in_state(const uint8_t *states, uint64_t nranges,
+    enum window_state);
 /* findings.c: ready exactly when the rewrite would change nothing. */
 enum file_class readiness_verdict(const struct plan *);
 

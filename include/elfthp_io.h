@@ -84,6 +84,7 @@ struct pc_map {
 };
 uint64_t host_pmd_size(void);
 uint64_t host_page_size(void);
+uint16_t host_machine(void);
 int pc_map(int fd, uint64_t off, uint64_t len, uint64_t pmd, bool hugepage,
     struct pc_map *);
 void pc_unmap(struct pc_map *);
@@ -104,6 +105,6 @@ void pc_comm(long pid, char *, size_t);
 
 /* warm.c: --warm, one file; fills a struct warm_result (elfthp_core.h). */
 int warm_file(int fd, const char *path, const struct warm_plan *,
-    struct warm_result *, char *err, size_t);
+    const struct warm_request *, struct warm_result *, char *err, size_t);
 
 #endif

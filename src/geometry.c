@@ -168,9 +168,9 @@ plan_params_make(const struct plan_request *r, struct plan_params *p,
 }
 
 /*
- * Every geometry the tool knows.  Reports cover the x86_64 and arm64 ones
- * for every file, since a binary may run on either; the others only for
- * their own machine's files.  The first is the default geometry.
+ * Every geometry the tool knows.  Reports cover those of the file's
+ * machine; every_report marks the ones -v adds for comparison (x86_64 and
+ * arm64).  The first is the default geometry.
  */
 static const struct geometry geometries[] = {
 	{ "x86_64-4k", EM_X86_64, true, 4 * KiB, 2 * MiB, 0 },
@@ -182,13 +182,22 @@ static const struct geometry geometries[] = {
 };
 #define NGEOMETRIES (sizeof(geometries) / sizeof(geometries[0]))
 
+/*
+ * The geometries a report shows: those of the file's own machine (an
+ * x86_64 file never runs on arm64 pages), those of base page `page` (a
+ * --page-size asked for; 0: none), and with `every` the x86_64 and arm64
+ * ones too, for comparison.
+ */
 size_t
-report_geometries(uint16_t machine, const struct geometry **out, size_t max)
+report_geometries(uint16_t machine, uint64_t page, bool every,
+    const struct geometry **out, size_t max)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < NGEOMETRIES && n < max; i++)
-		if (geometries[i].every_report || geometries[i].machine == machine)
+		if (geometries[i].machine == machine ||
+		    (page != 0 && geometries[i].page == page) ||
+		    (every && geometries[i].every_report))
 			out[n++] = &geometries[i];
 	return n;
 }

@@ -41,21 +41,39 @@ round_up(uint64_t x, uint64_t a)
 	return (x + a - 1) / a * a;
 }
 
-/* Translations for one executable segment: windows, blocks, base pages. */
+/*
+ * Translations for one executable segment of which w windows are mapped
+ * with PMDs: windows, blocks, base pages.
+ */
 static uint64_t
-translations(const struct phdr_view *s, const struct seg_desc *g,
-    const struct geometry *geo)
+translations_with(const struct phdr_view *s, const struct seg_desc *g,
+    const struct geometry *geo, uint64_t w)
 {
 	uint64_t start = g->vaddr / geo->page * geo->page;
 	uint64_t len = round_up(g->vaddr + g->memsz, geo->page) - start;
-	uint64_t w = 0, c = 0;
+	uint64_t c = 0;
 
-	if (geometry_pmd_counts(geo) && usable(s, g, geo->pmd))
-		w = windows_in(g->vaddr, g->filesz, geo->pmd);
 	if (geo->cont && usable(s, g, geo->cont))
 		c = windows_in(g->vaddr, g->filesz, geo->cont) -
 		    w * (geo->pmd / geo->cont);
 	return w + c + (len - w * geo->pmd - c * geo->cont) / geo->page;
+}
+
+/* The windows of a segment the layout lets the kernel map with PMDs. */
+static uint64_t
+layout_windows(const struct phdr_view *s, const struct seg_desc *g,
+    const struct geometry *geo)
+{
+	if (!geometry_pmd_counts(geo) || !usable(s, g, geo->pmd))
+		return 0;
+	return windows_in(g->vaddr, g->filesz, geo->pmd);
+}
+
+static uint64_t
+translations(const struct phdr_view *s, const struct seg_desc *g,
+    const struct geometry *geo)
+{
+	return translations_with(s, g, geo, layout_windows(s, g, geo));
 }
 
 static void
@@ -73,8 +91,7 @@ measure(const struct phdr_view *s, const struct geometry *geo, uint64_t *trans,
 			continue;
 		if (g->flags & PF_X)
 			*trans += translations(s, g, geo);
-		if (geometry_pmd_counts(geo) && usable(s, g, geo->pmd))
-			w = windows_in(g->vaddr, g->filesz, geo->pmd);
+		w = layout_windows(s, g, geo);
 		*windows += w;
 		*huge += w * geo->pmd;
 	}
@@ -131,6 +148,97 @@ impact_compute(const struct elf_layout *L, const struct plan *P,
 	if (L->type == ET_DYN && then.max_align > before)
 		out->aslr_bits_lost = log2_u64(then.max_align / before);
 	out->file_growth = (int64_t)(P->new_size - L->file_size);
+}
+
+/*
+ * Windows of segment g (usable as laid out) whose file range is in a
+ * state `counts` accepts.  A congruent segment's window at address a is
+ * the file's PMD range (offset + a - vaddr) / pmd.
+ */
+static uint64_t
+windows_cached(const struct phdr_view *s, const struct seg_desc *g,
+    const struct geometry *geo, const struct cache_view *cv, bool after)
+{
+	uint64_t a, n = 0, pmd = geo->pmd;
+
+	if (layout_windows(s, g, geo) == 0)
+		return 0;
+	for (a = round_up(g->vaddr, pmd); a + pmd <= g->vaddr + g->filesz;
+	    a += pmd) {
+		uint64_t k = (g->offset + (a - g->vaddr)) / pmd;
+		uint8_t st = k < cv->nranges ? cv->states[k] : WINDOW_NONE;
+
+		/* After the page-cache step: what it makes huge too. */
+		n += st == WINDOW_HUGE || (after && (st == WINDOW_SMALL ||
+		    st == WINDOW_UNCACHED));
+	}
+	return n;
+}
+
+/* One view's translations and huge windows, from the page cache. */
+static void
+measure_cached(const struct phdr_view *s, const struct geometry *geo,
+    const struct cache_view *cv, bool after, uint64_t *trans,
+    uint64_t *windows)
+{
+	size_t i;
+
+	*trans = *windows = 0;
+	for (i = 0; i < s->nsegs; i++) {
+		const struct seg_desc *g = &s->segs[i];
+		uint64_t w;
+
+		if (g->type != PT_LOAD)
+			continue;
+		w = windows_cached(s, g, geo, cv, after);
+		if (g->flags & PF_X)
+			*trans += translations_with(s, g, geo, w);
+		*windows += w;
+	}
+}
+
+/*
+ * The host's own geometry, measured: NOW counts only the windows that are
+ * huge in the page cache now (and usable: congruent, base aligned).
+ * AFTER is what `elfthp-align FILE` leaves: a rewritten file is written
+ * with large writes, so all its windows where the file system keeps huge
+ * folios; an unchanged one, those huge now and those the page-cache step
+ * makes huge (not those a process pins, nor where no folio can be huge).
+ * `out` holds impact_compute's model for the geometry, and `after` its
+ * program headers as the plan leaves them.
+ */
+void
+impact_measured(const struct elf_layout *L, const struct plan *P,
+    const struct cache_view *cv, struct geometry_impact *out,
+    const struct seg_desc *after)
+{
+	const struct geometry *geo = out->geometry;
+	struct phdr_view now = { .segs = L->segs, .nsegs = L->nsegs,
+		.type = L->type, .max_align = max_load_align(L, NULL) };
+	uint64_t w_now, w_after;
+
+	measure_cached(&now, geo, cv, false, &out->translations_now, &w_now);
+	if (P->changed) {
+		if (!cv->fs_keeps_huge) {
+			struct phdr_view then = now;
+
+			then.segs = after;
+			then.max_align = max_load_align(L, P);
+			measure_cached(&then, geo, &(struct cache_view){ 0 },
+			    false, &out->translations_after, &w_after);
+		} else {
+			w_after = out->windows_after;
+		}
+	} else {
+		measure_cached(&now, geo, cv, true, &out->translations_after,
+		    &w_after);
+	}
+	out->huge_bytes_now = w_now * geo->pmd;
+	out->huge_bytes_after = w_after * geo->pmd;
+	out->windows_after = w_after;
+	out->rss_increase_max = (w_after > w_now ? w_after - w_now : 0) *
+	    (geo->pmd - geo->page);
+	out->measured = true;
 }
 
 /*

@@ -35,6 +35,7 @@ enum {
 	OPT_LOCK_TIMEOUT,
 	OPT_BREAK_HARDLINKS,
 	OPT_COMPAT,
+	OPT_NO_WARM,
 };
 
 static const struct option longopts[] = {
@@ -58,6 +59,7 @@ static const struct option longopts[] = {
 	{ "lock-timeout", required_argument, NULL, OPT_LOCK_TIMEOUT },
 	{ "break-hardlinks", no_argument, NULL, OPT_BREAK_HARDLINKS },
 	{ "compat", no_argument, NULL, OPT_COMPAT },
+	{ "no-warm", no_argument, NULL, OPT_NO_WARM },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -86,8 +88,8 @@ usage(FILE *f)
 	    "[--page-size 4k|16k|64k]\n"
 	    "                    [--align size] [--sync | --no-sync] "
 	    "[--lock-timeout s]\n"
-	    "                    [--break-hardlinks] [--format text|json] "
-	    "path ...\n"
+	    "                    [--break-hardlinks] [--no-warm] "
+	    "[--format text|json] path ...\n"
 	    "       elfthp-align --report [--format text|json] "
 	    "[--page-size 4k|16k|64k]\n"
 	    "                    file ...\n"
@@ -96,7 +98,7 @@ usage(FILE *f)
 	    "       elfthp-align --check --compat --page-size 4k|16k|64k [-qrvx] "
 	    "[-j N]\n"
 	    "                    [--format text|json] path ...\n"
-	    "       elfthp-align --warm [-qrx] [-j N] [--format text|json] "
+	    "       elfthp-align --warm [-nqrvx] [-j N] [--format text|json] "
 	    "path ...\n"
 	    "       elfthp-align --host [--format text|json] [path ...]\n"
 	    "       elfthp-align --pid PID [--format text|json]\n");
@@ -106,9 +108,12 @@ static void
 help(void)
 {
 	usage(stdout);
-	printf("\nPad ELF executables and shared libraries so that large "
-	    "read-only segments\ncan be mapped with huge pages.\n\n"
-	    "  -n, --dry-run          print the plan, write nothing\n"
+	printf("\nMake the large read-only segments of ELF executables and "
+	    "shared libraries\nhuge at their next run: pad the file where its "
+	    "layout needs it, then put\nthe windows in the page cache as huge "
+	    "folios.\n\n"
+	    "  -n, --dry-run          print the plan, write nothing (--warm: "
+	    "what it would do)\n"
 	    "  -o, --output FILE      write to FILE, leave the input alone "
 	    "(one input only)\n"
 	    "  -q, --quiet            print nothing for files that succeed\n"
@@ -131,6 +136,9 @@ help(void)
 	    "      --break-hardlinks  in place: replace this name only; other "
 	    "links keep\n"
 	    "                         the old file (Cargo's target/release)\n"
+	    "      --no-warm          rewrite only, no page-cache step (for "
+	    "files that will\n"
+	    "                         be copied or packaged)\n"
 	    "      --report           print the expected iTLB and RSS impact, "
 	    "write nothing\n"
 	    "      --check            audit: exit 1 if a file would be "
@@ -153,8 +161,9 @@ help(void)
 	    "  -V, --version          print the version\n\n"
 	    "Exit status: 0 on success (also when there is nothing to do); "
 	    "with --check, 1 if\nany file would be changed; with --compat, 1 "
-	    "if one is fixable, 3 if one\nneeds a relink; with --warm, 1 if "
-	    "any window is not huge; 2 if any file\nfailed.\n");
+	    "if one is fixable, 3 if one\nneeds a relink; rewriting and "
+	    "--warm, 1 if a window that could be huge is\nnot; 2 if any file "
+	    "failed.\n");
 }
 
 /* "2M", "2MiB", "64k", "0x200000", "2097152". */
@@ -217,6 +226,7 @@ parse_long(struct options *o, int ch, const char *arg)
 		break;
 	case OPT_BREAK_HARDLINKS: o->break_hardlinks = true; break;
 	case OPT_COMPAT: o->compat = true; break;
+	case OPT_NO_WARM: o->no_warm = true; break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
@@ -287,10 +297,12 @@ validate(const struct options *o, int nargs)
 		usage(stderr);
 		exit(EXIT_USAGE);
 	}
-	if (!rewriting && (o->dry_run || o->output != NULL || o->no_sync ||
-	    o->sync))
-		errx(EXIT_USAGE, "-n, -o, --sync and --no-sync only apply to "
-		    "rewriting");
+	if (!rewriting && (o->output != NULL || o->no_sync || o->sync ||
+	    o->no_warm))
+		errx(EXIT_USAGE, "-o, --sync, --no-sync and --no-warm only apply "
+		    "to rewriting");
+	if (o->dry_run && !rewriting && o->mode != MODE_WARM)
+		errx(EXIT_USAGE, "-n applies to rewriting and --warm");
 	if ((o->mode == MODE_WARM || o->mode == MODE_HOST) &&
 	    (o->page_size != 0 || o->align != 0))
 		errx(EXIT_USAGE, "--page-size and --align do not apply to --warm "

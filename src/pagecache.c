@@ -17,6 +17,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -70,6 +71,25 @@ host_pmd_size(void)
 	return v && !(v & (v - 1)) ? v : UINT64_C(2) << 20;
 }
 
+/* The e_machine of the programs this host runs natively: the tool's own. */
+uint16_t
+host_machine(void)
+{
+#if defined(__x86_64__)
+	return EM_X86_64;
+#elif defined(__aarch64__)
+	return EM_AARCH64;
+#elif defined(__riscv) && __riscv_xlen == 64
+	return EM_RISCV;
+#elif defined(__powerpc64__)
+	return EM_PPC64;
+#elif defined(__loongarch64)
+	return 258;	/* EM_LOONGARCH */
+#else
+	return EM_NONE;
+#endif
+}
+
 uint64_t
 host_page_size(void)
 {
@@ -100,8 +120,10 @@ pc_map(int fd, uint64_t off, uint64_t len, uint64_t pmd, bool hugepage,
 	aligned = ((uintptr_t)m->reserve + pmd - 1) & ~(uintptr_t)(pmd - 1);
 	at = mmap((void *)aligned, (size_t)len, PROT_READ, MAP_SHARED |
 	    MAP_FIXED, fd, (off_t)off);
-	if (at == MAP_FAILED || (hugepage && madvise(at, (size_t)len,
-	    MADV_HUGEPAGE) != 0)) {
+	/* A look (no MADV_HUGEPAGE) must read nothing: MADV_RANDOM keeps a
+	 * fault on a cached page from starting readahead beyond it. */
+	if (at == MAP_FAILED || madvise(at, (size_t)len, hugepage ?
+	    MADV_HUGEPAGE : MADV_RANDOM) != 0) {
 		int e = errno;
 
 		munmap(m->reserve, m->reserve_len);

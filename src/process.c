@@ -43,6 +43,11 @@ struct job {
 	struct elf_layout layout;
 	struct plan plan;
 	enum file_class class;	/* how it ended; FILE_DONE until a step says */
+	int new_fd;		/* the file written, open to warm it, or -1 */
+	char *new_path;		/* its name */
+	struct seg_desc *after;	/* the program headers as the plan leaves them */
+	struct warm_result cache;	/* the page-cache step's */
+	bool cache_done;	/* ... and there was one */
 	char msg[512];
 };
 
@@ -250,6 +255,13 @@ copy_how_for(const char *path)
 	return e.write == TRI_NO ? COPY_IN_KERNEL : COPY_LARGE_WRITES;
 }
 
+/* The rewrite's page-cache step runs unless --no-warm or -n. */
+static bool
+warms(const struct options *o)
+{
+	return o->mode == MODE_REWRITE && !o->no_warm && !o->dry_run;
+}
+
 /*
  * In place, the original's name is at stake: fsync before the rename
  * unless --no-sync.  -o makes a new file, as a linker or cp does: no fsync
@@ -278,6 +290,14 @@ write_new(struct job *j, const char *final, bool in_place)
 	    atomic_copy_metadata(&a, j->fd, in_place, m, n) != 0 ||
 	    atomic_sync(&a, durable(j->o, in_place), m, n) != 0)
 		goto fail;
+	/* The page-cache step reads the new file: open it before it is
+	 * renamed, so that it is this file, whatever the name meets later. */
+	if (warms(j->o) && ((j->new_fd = open(a.tmp_path, O_RDONLY |
+	    O_CLOEXEC)) < 0 || (j->new_path = strdup(final)) == NULL)) {
+		snprintf(m, n, "cannot open the new file again: %s",
+		    strerror(errno));
+		goto fail;
+	}
 	/* Last look, as close to the rename as it can be. */
 	if (!input_unchanged(j, in_place)) {
 		snprintf(m, n, "changed while being rewritten; left as it was");
@@ -287,6 +307,9 @@ write_new(struct job *j, const char *final, bool in_place)
 		goto fail;
 	return STEP_OK;
 fail:
+	if (j->new_fd >= 0)
+		close(j->new_fd);
+	j->new_fd = -1;
 	/* Whatever failed may have aborted already: atomic_abort is idempotent. */
 	atomic_abort(&a);
 	return file_error(j, "%s", m);
@@ -384,9 +407,86 @@ write_result(struct job *j)
 static void
 show_rewrite(const struct job *j)
 {
-	if (j->o->quiet && !j->o->dry_run && j->o->format == FORMAT_TEXT)
+	if (j->o->quiet && !j->o->dry_run && j->o->format == FORMAT_TEXT &&
+	    j->class != FILE_NOT_HUGE)
 		return;
-	report_rewrite(j->out, j->o, j->name, &j->layout, &j->plan);
+	report_rewrite(j->out, j->o, j->name, &j->layout, &j->plan,
+	    j->cache_done ? &j->cache : NULL);
+}
+
+/*
+ * The page-cache step on the file open as fd at path, whose headers are
+ * L (base_aligned: the plan's word on its load base): warm its windows,
+ * or with look_only say what warming would do.  states, if not NULL,
+ * gets one enum window_state per PMD range of the file, and nranges their
+ * number; the caller frees *states, also on failure.
+ */
+static enum step
+cache_step(struct job *j, int fd, const char *path,
+    const struct elf_layout *L, bool base_aligned, bool look_only,
+    uint8_t **states, uint64_t *nranges)
+{
+	struct warm_request q = { .look_only = look_only };
+	struct warm_plan w;
+	enum step c = STEP_OK;
+
+	if (warm_plan_build(L, host_pmd_size(), base_aligned, &w) != 0)
+		return file_error(j, "out of memory");
+	if (states != NULL &&
+	    (q.states = *states = calloc(w.nranges + 1, 1)) == NULL)
+		c = file_error(j, "out of memory");
+	else if (warm_file(fd, path, &w, &q, &j->cache, j->msg,
+	    sizeof(j->msg)) != 0)
+		c = file_error(j, "page cache: %s", j->msg);
+	if (nranges != NULL)
+		*nranges = w.nranges;
+	warm_plan_free(&w);
+	j->cache_done = c == STEP_OK;
+	return c;
+}
+
+/* The headers as the plan leaves them, for the file it wrote. */
+static enum step
+planned_layout(struct job *j, struct elf_layout *out)
+{
+	size_t i;
+
+	if (j->after == NULL &&
+	    (j->after = calloc(j->layout.nsegs + 1, sizeof(*j->after))) == NULL)
+		return file_error(j, "out of memory");
+	for (i = 0; i < j->layout.nsegs; i++) {
+		j->after[i] = j->layout.segs[i];
+		j->after[i].offset = j->plan.segs[i].new_offset;
+		j->after[i].align = j->plan.segs[i].new_align;
+	}
+	*out = j->layout;
+	out->segs = j->after;
+	out->file_size = j->plan.new_size;
+	return STEP_OK;
+}
+
+/*
+ * After the write, the next run is what counts: the file written (or,
+ * unchanged in place, the input) gets its windows into the page cache as
+ * huge folios.  -n only looks, where there is a file to look at.
+ */
+static enum step
+settle(struct job *j)
+{
+	struct elf_layout L;
+
+	if (j->o->no_warm || (j->o->dry_run && j->plan.changed))
+		return STEP_OK;
+	if (j->o->dry_run)
+		return cache_step(j, j->fd, j->path, &j->layout,
+		    j->plan.base_aligned_now, true, NULL, NULL);
+	if (j->new_fd < 0)
+		return cache_step(j, j->fd, j->path, &j->layout,
+		    j->plan.base_aligned_now, false, NULL, NULL);
+	if (planned_layout(j, &L) != STEP_OK)
+		return STEP_STOP;
+	return cache_step(j, j->new_fd, j->new_path, &L,
+	    j->plan.base_aligned_after, false, NULL, NULL);
 }
 
 static enum step
@@ -401,6 +501,10 @@ do_rewrite(struct job *j)
 	if (!j->o->dry_run && (j->plan.changed || j->o->output != NULL) &&
 	    (c = write_result(j)) != STEP_OK)
 		return c;
+	if ((c = settle(j)) != STEP_OK)
+		return c;
+	if (j->cache_done && !j->o->dry_run)
+		j->class = settle_verdict(&j->cache);
 	show_rewrite(j);
 	return STEP_OK;
 }
@@ -430,6 +534,44 @@ impact_for(struct job *j, const struct geometry *g, struct seg_desc *after,
 	return STEP_OK;
 }
 
+/* Does the file's own geometry describe this host: can it be measured? */
+static bool
+own_is_host(const struct geometry *own, uint16_t machine)
+{
+	return machine == host_machine() && own->page == host_page_size() &&
+	    own->pmd == host_pmd_size();
+}
+
+/*
+ * The host's own geometry, measured: a look at the file's page cache
+ * (reading no data) replaces the model's NOW and AFTER for its row.
+ */
+static enum step
+measure_own(struct job *j, const struct geometry *own,
+    struct geometry_impact *imp, size_t n, const struct seg_desc *after)
+{
+	struct cache_view cv = { .fs_keeps_huge = true };
+	uint8_t *states = NULL;
+	struct fs_expect e;
+	size_t i;
+
+	for (i = 0; i < n && imp[i].geometry != own; i++)
+		;
+	if (i == n || imp[i].error[0] != '\0')
+		return STEP_OK;
+	if (cache_step(j, j->fd, j->path, &j->layout, j->plan.base_aligned_now,
+	    true, &states, &cv.nranges) != STEP_OK) {
+		free(states);
+		return STEP_STOP;
+	}
+	if (fs_expect_path(j->path, NULL, &e) == 0)
+		cv.fs_keeps_huge = e.write != TRI_NO || e.readahead != TRI_NO;
+	cv.states = states;
+	impact_measured(&j->layout, &j->plan, &cv, &imp[i], after);
+	free(states);
+	return STEP_OK;
+}
+
 static enum step
 do_report(struct job *j)
 {
@@ -444,15 +586,18 @@ do_report(struct job *j)
 	    (c = make_plan(j, &params, &j->plan)) != STEP_OK)
 		return c;
 	own = own_geometry(j->layout.machine, j->o->page_size);
-	n = report_geometries(j->layout.machine, geos, MAX_GEOMETRIES);
+	n = report_geometries(j->layout.machine, j->o->page_size,
+	    j->o->verbose > 0, geos, MAX_GEOMETRIES);
 	if ((after = calloc(j->layout.nsegs, sizeof(*after))) == NULL)
 		return file_error(j, "out of memory");
 	for (i = 0; i < n && c == STEP_OK; i++)
 		c = impact_for(j, geos[i], after, &imp[i]);
+	if (c == STEP_OK && own_is_host(own, j->layout.machine))
+		c = measure_own(j, own, imp, n, after);
 	free(after);
 	if (c == STEP_OK)
 		report_impact(j->out, j->o, j->name, &j->layout, &j->plan,
-		    own, imp, n);
+		    own, imp, n, j->cache_done ? &j->cache : NULL);
 	return c;
 }
 
@@ -506,28 +651,30 @@ do_compat(struct job *j)
 	return STEP_OK;
 }
 
+/* --warm, and --warm -n: the page-cache step alone. */
 static enum step
 do_warm(struct job *j)
 {
 	struct plan_params params;
-	struct warm_plan w;
-	struct warm_result r;
+	bool per_window = j->o->dry_run || j->o->verbose > 0, shown;
+	uint8_t *states = NULL;
+	uint64_t nranges = 0;
 	enum step c;
 
 	if ((c = file_params(j, &params)) != STEP_OK ||
 	    (c = make_plan(j, &params, &j->plan)) != STEP_OK)
 		return c;
-	if (warm_plan_build(&j->layout, host_pmd_size(),
-	    j->plan.base_aligned_now, &w) != 0)
-		c = file_error(j, "out of memory");
-	else if (warm_file(j->fd, j->path, &w, &r, j->msg, sizeof(j->msg)) != 0)
-		c = file_error(j, "%s", j->msg);
-	else
-		j->class = warm_verdict(&r);
-	warm_plan_free(&w);
-	if (c == STEP_OK && (!j->o->quiet || j->class != FILE_READY ||
-	    j->o->format == FORMAT_JSON))
-		report_warm(j->out, j->o, j->name, &r, j->class);
+	c = cache_step(j, j->fd, j->path, &j->layout, j->plan.base_aligned_now,
+	    j->o->dry_run, per_window ? &states : NULL, &nranges);
+	if (c == STEP_OK)
+		j->class = warm_verdict(&j->cache);
+	/* Files with nothing to warm only with -v; -q: only those not huge. */
+	shown = j->o->format == FORMAT_JSON || (j->class == FILE_NO_WINDOWS ?
+	    j->o->verbose > 0 : !j->o->quiet || j->class != FILE_READY);
+	if (c == STEP_OK && shown)
+		report_warm(j->out, j->o, j->name, &j->cache, j->class, states,
+		    nranges);
+	free(states);
 	return c;
 }
 
@@ -536,7 +683,8 @@ process_file(const char *name, const struct options *o, FILE *out, FILE *err,
     bool from_walk)
 {
 	struct job j = { .name = name, .o = o, .out = out, .err = err,
-		.from_walk = from_walk, .fd = -1, .class = FILE_DONE };
+		.from_walk = from_walk, .fd = -1, .new_fd = -1,
+		.class = FILE_DONE };
 	bool in_place = o->mode == MODE_REWRITE && !o->dry_run &&
 	    o->output == NULL;
 	enum step c;
@@ -557,6 +705,10 @@ process_file(const char *name, const struct options *o, FILE *out, FILE *err,
 	layout_free(&j.layout);
 	if (j.fd >= 0)
 		close(j.fd);	/* also drops the lock */
+	if (j.new_fd >= 0)
+		close(j.new_fd);
+	free(j.new_path);
+	free(j.after);
 	free(j.path);
 	return j.class;
 }

@@ -123,9 +123,16 @@ unchanged_reason(const struct plan *P)
 	return P->n_eligible == 0 ? "no-window" : "already-aligned";
 }
 
+/*
+ * What the rewrite did or would do (-n), and where there was a page-cache
+ * step, what it left in the page cache: "2 segments aligned, 6 windows,
+ * file +4096 bytes; 6 of 6 windows huge (...)", "already aligned; 13 of
+ * 13 windows huge (0 already, 13 made huge); 26MiB read".
+ */
 static void
 rewrite_text(FILE *f, const char *name, const struct elf_layout *L,
-    const struct plan *P, bool dry_run)
+    const struct plan *P, bool dry_run, bool output,
+    const struct warm_result *cache)
 {
 	char target[16], others[64] = "";
 	int64_t growth = (int64_t)(P->new_size - L->file_size);
@@ -141,20 +148,27 @@ rewrite_text(FILE *f, const char *name, const struct elf_layout *L,
 		    "window, but also the ELF and program headers, which "
 		    "cannot move, and its offset is not congruent to its "
 		    "address (only a relink aligns it, for example with "
-		    "-z separate-code)\n", name, P->first_pinned, target);
+		    "-z separate-code)", name, P->first_pinned, target);
 	else if (!P->changed && reason[0] == 'n')
 		fprintf(f, "%s: nothing to do (no read-only segment holds a "
-		    "full %s window)\n", name, target);
+		    "full %s window)", name, target);
+	else if (!P->changed && cache != NULL)
+		fprintf(f, "%s: already aligned", name);
 	else if (!P->changed)
 		fprintf(f, "%s: nothing to do (already aligned, %" PRIu64
-		    " window%s)\n", name, P->windows_after,
+		    " window%s)", name, P->windows_after,
 		    plural(P->windows_after));
 	else
 		fprintf(f, dry_run ? "%s: would align %zu segment%s, %" PRIu64
-		    " window%s, %sfile %+" PRId64 " bytes\n" : "%s: %zu "
+		    " window%s, %sfile %+" PRId64 " bytes" : "%s: %zu "
 		    "segment%s aligned, %" PRIu64 " window%s, %sfile %+" PRId64
-		    " bytes\n", name, P->n_aligned, plural(P->n_aligned),
+		    " bytes", name, P->n_aligned, plural(P->n_aligned),
 		    P->windows_after, plural(P->windows_after), others, growth);
+	if (cache != NULL && cache->windows > 0) {
+		fputs("; ", f);
+		warm_outcome_text(f, cache, P->changed || output);
+	}
+	fputc('\n', f);
 }
 
 /* What --report's and -n's segment objects share: the header as it is. */
@@ -198,7 +212,8 @@ plan_json(struct json *j, const struct elf_layout *L, const struct plan *P)
 /* One line per file: what the rewrite did, or would do (-n). */
 void
 report_rewrite(FILE *f, const struct options *o, const char *name,
-    const struct elf_layout *L, const struct plan *P)
+    const struct elf_layout *L, const struct plan *P,
+    const struct warm_result *cache)
 {
 	struct json j;
 
@@ -210,7 +225,8 @@ report_rewrite(FILE *f, const struct options *o, const char *name,
 			    o->output);
 		else
 			snprintf(shown, sizeof(shown), "%s", name);
-		rewrite_text(f, shown, L, P, o->dry_run);
+		rewrite_text(f, shown, L, P, o->dry_run, o->output != NULL,
+		    cache);
 		if (o->dry_run || o->verbose > 0)
 			report_plan_table(f, L, P);
 		return;
@@ -230,6 +246,11 @@ report_rewrite(FILE *f, const struct options *o, const char *name,
 	json_u64(&j, "size_bytes", L->file_size);
 	json_u64(&j, "new_size_bytes", P->new_size);
 	json_u64(&j, "alignment_bytes", P->huge_align);
+	if (cache != NULL) {
+		json_object(&j, "page_cache");
+		warm_json_fields(&j, cache);
+		json_close(&j);
+	}
 	if (o->dry_run || o->verbose > 0)
 		plan_json(&j, L, P);
 	json_end(&j);
@@ -286,6 +307,7 @@ class_text(enum file_class c)
 	switch (c) {
 	case FILE_READY: return "ready";
 	case FILE_NOT_HUGE: return "not-huge";
+	case FILE_NO_WINDOWS: return "no-windows";
 	case FILE_NEEDS_REWRITE: return "needs-rewrite";
 	case FILE_NEEDS_RELINK: return "needs-relink";
 	case FILE_COMPATIBLE: return "compatible";
@@ -334,8 +356,8 @@ impact_text_geometries(FILE *f, const struct geometry_impact *imp, size_t n)
 	char a[16], b[16], c[16], d[16], e[16], g[16];
 	size_t i;
 
-	fprintf(f, "  %-16s %6s %6s %6s %12s %12s %8s %8s %8s %4s %8s\n",
-	    "GEOMETRY", "PAGE", "PMD", "CONT", "TLB.NOW", "TLB.AFTER",
+	fprintf(f, "  %-16s %-8s %6s %6s %6s %12s %12s %8s %8s %8s %4s %8s\n",
+	    "GEOMETRY", "BASIS", "PAGE", "PMD", "CONT", "TLB.NOW", "TLB.AFTER",
 	    "HUGE.NOW", "HUGE.AFT", "RSS+MAX", "ASLR", "GROWTH");
 	for (i = 0; i < n; i++) {
 		const struct geometry_impact *m = &imp[i];
@@ -344,16 +366,17 @@ impact_text_geometries(FILE *f, const struct geometry_impact *imp, size_t n)
 		format_size(b, sizeof(b), m->geometry->pmd);
 		format_size(c, sizeof(c), m->geometry->cont);
 		if (m->error[0] != '\0') {
-			fprintf(f, "  %-16s %6s %6s %6s  no plan: %s\n",
-			    m->geometry->name, a, b, m->geometry->cont ? c : "-",
-			    m->error);
+			fprintf(f, "  %-16s %-8s %6s %6s %6s  no plan: %s\n",
+			    m->geometry->name, "model", a, b,
+			    m->geometry->cont ? c : "-", m->error);
 			continue;
 		}
 		format_size(d, sizeof(d), m->huge_bytes_now);
 		format_size(e, sizeof(e), m->huge_bytes_after);
 		format_size(g, sizeof(g), m->rss_increase_max);
-		fprintf(f, "  %-16s %6s %6s %6s %12" PRIu64 " %12" PRIu64
-		    " %8s %8s %8s %4u %8" PRId64 "\n", m->geometry->name, a, b,
+		fprintf(f, "  %-16s %-8s %6s %6s %6s %12" PRIu64 " %12" PRIu64
+		    " %8s %8s %8s %4u %8" PRId64 "\n", m->geometry->name,
+		    m->measured ? "measured" : "model", a, b,
 		    m->geometry->cont ? c : "-", m->translations_now,
 		    m->translations_after, d, e, g, m->aslr_bits_lost,
 		    m->file_growth);
@@ -405,6 +428,7 @@ impact_json_geometries(struct json *j, const struct geometry_impact *imp,
 			json_close(j);
 			continue;
 		}
+		json_bool(j, "measured", m->measured);
 		json_u64(j, "translations_now", m->translations_now);
 		json_u64(j, "translations_after", m->translations_after);
 		json_u64(j, "huge_bytes_now", m->huge_bytes_now);
@@ -417,20 +441,35 @@ impact_json_geometries(struct json *j, const struct geometry_impact *imp,
 	json_close(j);
 }
 
+/*
+ * --report: the segments, and one row per geometry.  cache: the look at
+ * the page cache that measured the host's own geometry, or NULL (another
+ * machine's file: every row is a model).
+ */
 void
 report_impact(FILE *f, const struct options *o, const char *name,
     const struct elf_layout *L, const struct plan *P,
-    const struct geometry *own, const struct geometry_impact *imp, size_t n)
+    const struct geometry *own, const struct geometry_impact *imp, size_t n,
+    const struct warm_result *cache)
 {
 	struct json j;
 
 	if (o->format == FORMAT_TEXT) {
 		fprintf(f, "%s: %s %s, %s; load base PMD-aligned: now %s, "
-		    "after %s\n", name, machine_name(L->machine), file_kind(L),
+		    "after %s", name, machine_name(L->machine), file_kind(L),
 		    own->name, P->base_aligned_now ? "yes" : "no",
 		    P->base_aligned_after ? "yes" : "no");
+		if (cache != NULL && cache->windows > 0)
+			fprintf(f, "; page cache: %" PRIu64 " of %" PRIu64
+			    " windows huge now (%s)", cache->huge_before,
+			    cache->windows, cache->fs_type);
+		fputc('\n', f);
 		impact_text_segments(f, L, P, own->pmd);
 		impact_text_geometries(f, imp, n);
+		if (n == 0)
+			fprintf(f, "  no page geometry of %s is modelled (-v "
+			    "shows the x86_64 and arm64 ones)\n",
+			    machine_name(L->machine));
 		return;
 	}
 	json_begin(&j, f, mode_name(o));
@@ -443,6 +482,11 @@ report_impact(FILE *f, const struct options *o, const char *name,
 	json_u64(&j, "alignment_bytes", P->huge_align);
 	json_bool(&j, "base_aligned_now", P->base_aligned_now);
 	json_bool(&j, "base_aligned_after", P->base_aligned_after);
+	if (cache != NULL) {
+		json_object(&j, "page_cache");
+		warm_json_fields(&j, cache);
+		json_close(&j);
+	}
 	impact_json_segments(&j, L, P, own->pmd);
 	impact_json_geometries(&j, imp, n);
 	json_end(&j);

@@ -73,23 +73,13 @@ reason_text(char *buf, size_t len, const struct warm_result *r,
 	}
 }
 
+/* "; 3 small folios mapped by pid ...; 1 not aligned: ..." */
 static void
-warm_text(FILE *f, const char *name, const struct warm_result *r)
+reasons_text(FILE *f, const struct warm_result *r)
 {
-	char size[16], why[512];
-	uint64_t huge = r->huge_before + r->made_huge, n = warm_not_huge(r);
+	char why[512];
 	int i;
 
-	format_size(size, sizeof(size), r->read_bytes);
-	if (r->windows == 0) {
-		fprintf(f, "%s: no windows to warm\n", name);
-		return;
-	}
-	fprintf(f, "%s: %" PRIu64 " window%s: %" PRIu64 " huge (%" PRIu64
-	    " already, %" PRIu64 " made huge)", name, r->windows,
-	    r->windows == 1 ? "" : "s", huge, r->huge_before, r->made_huge);
-	if (n > 0)
-		fprintf(f, ", %" PRIu64 " not", n);
 	for (i = 0; i < WARM_NREASONS; i++) {
 		if (r->not_huge[i] == 0)
 			continue;
@@ -99,7 +89,94 @@ warm_text(FILE *f, const char *name, const struct warm_result *r)
 	if (!r->base_aligned && r->not_huge[WARM_NOT_ALIGNED] == 0)
 		fprintf(f, "; load base not guaranteed PMD-aligned (p_align): "
 		    "run elfthp-align first");
-	fprintf(f, "; %s read\n", size);
+}
+
+/*
+ * What the page-cache step did, or would do (look_only), to a file with
+ * windows: "13 of 13 windows huge (0 already, 13 made huge); 26MiB read";
+ * for a file it has just written, "6 of 6 windows huge".
+ */
+void
+warm_outcome_text(FILE *f, const struct warm_result *r, bool written)
+{
+	char size[16];
+	uint64_t n = warm_not_huge(r);
+
+	format_size(size, sizeof(size), r->read_bytes);
+	if (r->look_only) {
+		fprintf(f, "%" PRIu64 " of %" PRIu64 " window%s huge", 
+		    r->huge_before, r->windows, r->windows == 1 ? "" : "s");
+		if (r->made_huge > 0)
+			fprintf(f, "; would make %" PRIu64 " huge (reading up "
+			    "to %s)", r->made_huge, size);
+		if (n > 0)
+			fprintf(f, "; %" PRIu64 " would stay small", n);
+		reasons_text(f, r);
+		return;
+	}
+	fprintf(f, "%" PRIu64 " of %" PRIu64 " window%s huge", r->huge_before +
+	    r->made_huge, r->windows, r->windows == 1 ? "" : "s");
+	/* A file just written: its huge folios came from the writes. */
+	if (written && r->made_huge > 0)
+		fprintf(f, " (%" PRIu64 " after reading %s again)",
+		    r->made_huge, r->made_huge == 1 ? "it" : "them");
+	else if (!written)
+		fprintf(f, " (%" PRIu64 " already, %" PRIu64 " made huge)",
+		    r->huge_before, r->made_huge);
+	if (n > 0)
+		fprintf(f, ", %" PRIu64 " not", n);
+	reasons_text(f, r);
+	if (!written || r->read_bytes > 0)
+		fprintf(f, "; %s read", size);
+}
+
+static const char *
+state_text(enum window_state s)
+{
+	switch (s) {
+	case WINDOW_HUGE: return "huge";
+	case WINDOW_UNCACHED: return "not cached: would be read as one huge "
+	    "folio";
+	case WINDOW_SMALL: return "small folios: would be dropped and read "
+	    "again as one huge folio";
+	case WINDOW_BUSY: return "small folios mapped by a process: left as "
+	    "they are";
+	case WINDOW_NO_FOLIOS: return "the file system keeps no huge folios";
+	case WINDOW_MADE_HUGE: return "made huge";
+	case WINDOW_STILL_SMALL: return "still small";
+	case WINDOW_NONE: break;
+	}
+	return "";
+}
+
+/* One line per window, by file offset: -n and -v. */
+static void
+windows_text(FILE *f, const struct warm_result *r, const uint8_t *states,
+    uint64_t nranges, uint64_t pmd)
+{
+	uint64_t k;
+
+	for (k = 0; states != NULL && k < nranges; k++)
+		if (states[k] != WINDOW_NONE)
+			fprintf(f, "  window at file offset 0x%" PRIx64 ": %s\n",
+			    k * pmd, state_text((enum window_state)states[k]));
+	if (r->not_huge[WARM_NOT_ALIGNED] > 0)
+		fprintf(f, "  %" PRIu64 " window%s of incongruent segments: no "
+		    "file range can hold them until elfthp-align rewrites it\n",
+		    r->not_huge[WARM_NOT_ALIGNED],
+		    r->not_huge[WARM_NOT_ALIGNED] == 1 ? "" : "s");
+}
+
+static void
+warm_text(FILE *f, const char *name, const struct warm_result *r)
+{
+	if (r->windows == 0) {
+		fprintf(f, "%s: no windows to warm\n", name);
+		return;
+	}
+	fprintf(f, "%s: ", name);
+	warm_outcome_text(f, r, false);
+	fputc('\n', f);
 }
 
 static void
@@ -129,27 +206,63 @@ warm_json_reasons(struct json *j, const struct warm_result *r)
 	json_close(j);
 }
 
+/* The members --warm's lines and the rewrite's page_cache object share. */
+void
+warm_json_fields(struct json *j, const struct warm_result *r)
+{
+	json_bool(j, "look_only", r->look_only);
+	json_u64(j, "windows", r->windows);
+	json_u64(j, "huge_before", r->huge_before);
+	json_u64(j, "made_huge", r->made_huge);
+	json_u64(j, "not_huge", warm_not_huge(r));
+	json_bool(j, "base_aligned", r->base_aligned);
+	warm_json_reasons(j, r);
+	json_u64(j, "read_bytes", r->read_bytes);
+	json_str(j, "fs_type", r->fs_type);
+}
+
+static void
+windows_json(struct json *j, const uint8_t *states, uint64_t nranges,
+    uint64_t pmd)
+{
+	uint64_t k;
+
+	json_array(j, "window_states");
+	for (k = 0; k < nranges; k++) {
+		if (states[k] == WINDOW_NONE)
+			continue;
+		json_object(j, NULL);
+		json_u64(j, "offset", k * pmd);
+		json_str(j, "state", window_state_name(
+		    (enum window_state)states[k]));
+		json_close(j);
+	}
+	json_close(j);
+}
+
+/*
+ * One file of --warm: its counts and reasons; with states (-n, -v), a
+ * line per window.  nranges: the file's PMD ranges, states' length.
+ */
 void
 report_warm(FILE *f, const struct options *o, const char *name,
-    const struct warm_result *r, enum file_class cls)
+    const struct warm_result *r, enum file_class cls, const uint8_t *states,
+    uint64_t nranges)
 {
+	uint64_t pmd = r->pmd;
 	struct json j;
 
 	if (o->format == FORMAT_TEXT) {
 		warm_text(f, name, r);
+		windows_text(f, r, states, nranges, pmd);
 		return;
 	}
 	json_begin(&j, f, mode_name(o));
 	json_str(&j, "file", name);
 	json_str(&j, "status", class_text(cls));
-	json_u64(&j, "windows", r->windows);
-	json_u64(&j, "huge_before", r->huge_before);
-	json_u64(&j, "made_huge", r->made_huge);
-	json_u64(&j, "not_huge", warm_not_huge(r));
-	json_bool(&j, "base_aligned", r->base_aligned);
-	warm_json_reasons(&j, r);
-	json_u64(&j, "read_bytes", r->read_bytes);
-	json_str(&j, "fs_type", r->fs_type);
+	warm_json_fields(&j, r);
+	if (states != NULL)
+		windows_json(&j, states, nranges, pmd);
 	json_end(&j);
 }
 

@@ -381,10 +381,11 @@ summary_json(const struct work *w, const struct tally *t)
 		FILE_FIXABLE, FILE_NEEDS_RELINK, FILE_NOT_APPLICABLE,
 		FILE_NOT_ELF };
 	static const enum file_class warm[] = { FILE_READY, FILE_NOT_HUGE,
-		FILE_NEEDS_REWRITE, FILE_NOT_APPLICABLE, FILE_NOT_ELF };
+		FILE_NEEDS_REWRITE, FILE_NO_WINDOWS, FILE_NOT_APPLICABLE,
+		FILE_NOT_ELF };
 	const enum file_class *classes = w->o->compat ? compat :
 	    w->o->mode == MODE_WARM ? warm : check;
-	size_t k, nclasses = 5;
+	size_t k, nclasses = classes == warm ? 6 : 5;
 	struct json j;
 	char key[32];
 
@@ -416,10 +417,11 @@ summarise(const struct work *w, const struct tally *t)
 	if (w->o->quiet)
 		return;
 	if (w->o->mode == MODE_WARM)
-		printf("warmed %zu file%s: %zu all huge, %zu not all huge, %zu "
-		    "need rewriting, %zu not applicable, %zu error%s\n", total,
-		    s, c[FILE_READY], c[FILE_NOT_HUGE], c[FILE_NEEDS_REWRITE], na,
-		    errors, es);
+		printf("%s %zu file%s: %zu all huge, %zu not all huge, %zu "
+		    "need rewriting, %zu with nothing to warm, %zu not "
+		    "applicable, %zu error%s\n", w->o->dry_run ? "looked at" :
+		    "warmed", total, s, c[FILE_READY], c[FILE_NOT_HUGE],
+		    c[FILE_NEEDS_REWRITE], c[FILE_NO_WINDOWS], na, errors, es);
 	else if (w->o->compat)
 		printf("checked %zu file%s for %s: %zu compatible, %zu fixable, "
 		    "%zu need relinking, %zu not applicable (%zu not ELF), %zu "

@@ -44,8 +44,16 @@ struct warm_ctx {
 	bool collapse_off;	/* EINVAL once: not for this file */
 	int collapse_error;
 	uint64_t dropped;	/* pages dropped and read again */
+	const struct warm_request *q;
 	struct warm_result *r;
 };
+
+static void
+set_state(struct warm_ctx *c, uint64_t k, enum window_state s)
+{
+	if (c->q->states != NULL)
+		c->q->states[k] = (uint8_t)s;
+}
 
 /* Cached pages of the whole file. */
 static int
@@ -198,8 +206,42 @@ read_huge(struct warm_ctx *c, uint64_t k)
 	pc_unmap(&m);
 }
 
+/*
+ * look_only: what warm_range_k would do to range k, from what is cached
+ * and who maps it; nothing is read, dropped or collapsed.  Allocation can
+ * still fail when warming for real: "would" is the best case.
+ */
+static int
+look_range_k(struct warm_ctx *c, uint64_t k)
+{
+	long pids[WARM_MAX_PIDS];
+	size_t n, unreadable;
+	uint64_t cached = 0;
+
+	if (c->expect.readahead == TRI_NO && c->expect.collapse != TRI_YES) {
+		not_huge(c, WARM_NO_HUGE_FOLIOS);
+		set_state(c, k, WINDOW_NO_FOLIOS);
+		return 0;
+	}
+	if (pc_cached(c->fd, k * c->pmd, c->pmd, c->pmd, c->page, &cached))
+		return errno;
+	n = cached == 0 || c->expect.collapse == TRI_YES ? 0 :
+	    pc_find_mappers(&c->st, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
+	    &unreadable);
+	if (n > 0) {
+		note_mappers(c, pids, n < WARM_MAX_PIDS ? n : WARM_MAX_PIDS);
+		not_huge(c, WARM_BUSY);
+		set_state(c, k, WINDOW_BUSY);
+		return 0;
+	}
+	set_state(c, k, cached ? WINDOW_SMALL : WINDOW_UNCACHED);
+	c->r->made_huge++;
+	c->r->read_bytes += c->pmd;
+	return 0;
+}
+
 static void
-warm_range_k(struct warm_ctx *c, uint64_t k)
+warm_range_do(struct warm_ctx *c, uint64_t k)
 {
 	uint64_t cached = 0;
 	bool huge;
@@ -221,6 +263,16 @@ warm_range_k(struct warm_ctx *c, uint64_t k)
 	if (cached > 0 && !drop_small(c, k, cached))
 		return;
 	read_huge(c, k);
+}
+
+static void
+warm_range_k(struct warm_ctx *c, uint64_t k)
+{
+	uint64_t made = c->r->made_huge;
+
+	warm_range_do(c, k);
+	set_state(c, k, c->r->made_huge > made ? WINDOW_MADE_HUGE :
+	    WINDOW_STILL_SMALL);
 }
 
 /*
@@ -299,6 +351,7 @@ first_look(struct warm_ctx *c, const struct warm_plan *w, bool *todo,
 		if (full[k] && (all || (range_is_huge(c, k, &huge, &cached) ==
 		    0 && huge))) {
 			c->r->huge_before++;
+			set_state(c, k, WINDOW_HUGE);
 			todo[k] = false;
 		} else {
 			todo[k] = true;
@@ -308,22 +361,29 @@ first_look(struct warm_ctx *c, const struct warm_plan *w, bool *todo,
 
 /*
  * Warm the ranges of w in the file open as fd (path names it, to find its
- * file system).  Returns 0 with *r filled, or -1 with a message in err.
+ * file system), or with q->look_only only say what that would do.  Fills
+ * q->states where given.  Returns 0 with *r filled, or -1 with a message
+ * in err.
  */
 int
 warm_file(int fd, const char *path, const struct warm_plan *w,
-    struct warm_result *r, char *err, size_t n)
+    const struct warm_request *q, struct warm_result *r, char *err, size_t n)
 {
 	struct warm_ctx c = { .fd = fd, .pmd = w->pmd,
-		.page = host_page_size(), .r = r };
+		.page = host_page_size(), .q = q, .r = r };
 	struct fs_info fs;
 	uint64_t k, before = 0, after = 0;
 	bool *todo, dirty = false;
+	int e = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->windows = w->warmable + w->misaligned;
 	r->not_huge[WARM_NOT_ALIGNED] = w->misaligned;
 	r->base_aligned = w->base_aligned;
+	r->look_only = q->look_only;
+	r->pmd = w->pmd;
+	if (q->states != NULL)
+		memset(q->states, WINDOW_NONE, w->nranges);
 	if (w->warmable == 0)
 		return 0;
 	if (warm_setup(&c, path, &fs, err, n) != 0)
@@ -339,15 +399,25 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 	 * and racing it (small folios half read, pages locked) would leave
 	 * ranges small; the next range is then always done already.
 	 */
-	for (k = w->nranges; k-- > 0;) {
+	for (k = w->nranges; k-- > 0 && e == 0;) {
 		if (!todo[k])
 			continue;
 		if (!dirty)
 			warm_expect(&c, &fs);
-		warm_range_k(&c, k);
 		dirty = true;
+		if (q->look_only)
+			e = look_range_k(&c, k);
+		else
+			warm_range_k(&c, k);
 	}
 	free(todo);
+	if (e != 0) {
+		snprintf(err, n, "cannot count its cached pages: %s",
+		    strerror(e));
+		return -1;
+	}
+	if (q->look_only)
+		return 0;
 	if (dirty)
 		file_resident(&c, &after);
 	r->read_bytes = (after + c.dropped > before ?

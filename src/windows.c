@@ -94,15 +94,61 @@ warm_not_huge(const struct warm_result *r)
 }
 
 /*
- * All of the file's windows huge: ready.  A file that cannot be mapped
+ * No window: nothing to warm (never "all huge").  All of the file's
+ * windows huge: ready.  A file that cannot be mapped
  * huge as it is (incongruent segments, or a base the loader need not
  * align) needs a rewrite, however much of it was warmed.
  */
 enum file_class
 warm_verdict(const struct warm_result *r)
 {
+	if (r->windows == 0)
+		return FILE_NO_WINDOWS;
 	if (r->not_huge[WARM_NOT_ALIGNED] > 0 ||
 	    (r->windows > 0 && !r->base_aligned))
 		return FILE_NEEDS_REWRITE;
 	return warm_not_huge(r) > 0 ? FILE_NOT_HUGE : FILE_READY;
+}
+
+const char *
+window_state_name(enum window_state s)
+{
+	switch (s) {
+	case WINDOW_HUGE: return "huge";
+	case WINDOW_UNCACHED: return "not-cached";
+	case WINDOW_SMALL: return "small-folios";
+	case WINDOW_BUSY: return "small-folios-mapped";
+	case WINDOW_NO_FOLIOS: return "no-huge-folios";
+	case WINDOW_MADE_HUGE: return "made-huge";
+	case WINDOW_STILL_SMALL: return "still-small";
+	case WINDOW_NONE: break;
+	}
+	return "none";
+}
+
+uint64_t
+windows_in_state(const uint8_t *states, uint64_t nranges,
+    enum window_state which)
+{
+	uint64_t k, n = 0;
+
+	for (k = 0; states != NULL && k < nranges; k++)
+		n += states[k] == which;
+	return n;
+}
+
+/*
+ * The rewrite's page-cache step: not huge where a window that could be
+ * huge on this host is not (a process maps its small folios, no huge
+ * page could be had, a read failed).  A file system that keeps no huge
+ * folios, or windows only a relink aligns, are said but not failed:
+ * nothing this host can run does better.
+ */
+enum file_class
+settle_verdict(const struct warm_result *r)
+{
+	if (r->not_huge[WARM_BUSY] + r->not_huge[WARM_NO_HUGE_PAGE] +
+	    r->not_huge[WARM_IO_ERROR] > 0)
+		return FILE_NOT_HUGE;
+	return FILE_DONE;
 }

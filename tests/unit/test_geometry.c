@@ -58,7 +58,7 @@ test_geometry_params(void **state)
 {
 	const struct geometry *g[8];
 	struct plan_params p;
-	size_t n = report_geometries(EM_AARCH64, g, 8), i;
+	size_t n = report_geometries(EM_AARCH64, 0, true, g, 8), i;
 
 	assert_int_equal(n, 4);
 	for (i = 0; i < n; i++) {
@@ -70,7 +70,7 @@ test_geometry_params(void **state)
 		assert_true(p.max_page >= K(64) && p.max_page >= g[i]->page);
 		assert_int_equal(p.min_p_align, 0);
 	}
-	assert_int_equal(report_geometries(EM_RISCV, g, 8), 5);
+	assert_int_equal(report_geometries(EM_RISCV, 0, true, g, 8), 5);
 	assert_string_equal(g[4]->name, "riscv64-4k");
 	assert_ptr_equal(own_geometry(EM_RISCV, 0), g[4]);
 	assert_string_equal(own_geometry(EM_AARCH64, K(16))->name, "arm64-16k");
