@@ -184,9 +184,9 @@ static const struct geometry geometries[] = {
 
 /*
  * The geometries a report shows: those of the file's own machine (an
- * x86_64 file never runs on arm64 pages), those of base page `page` (a
- * --page-size asked for; 0: none), and with `every` the x86_64 and arm64
- * ones too, for comparison.
+ * x86_64 file never runs on arm64 pages); of the x86_64 and arm64 ones
+ * (every_report), those of base page `page` (a --page-size asked for; 0:
+ * none), and with `every` all of them, for comparison.
  */
 size_t
 report_geometries(uint16_t machine, uint64_t page, bool every,
@@ -196,8 +196,8 @@ report_geometries(uint16_t machine, uint64_t page, bool every,
 
 	for (i = 0; i < NGEOMETRIES && n < max; i++)
 		if (geometries[i].machine == machine ||
-		    (page != 0 && geometries[i].page == page) ||
-		    (every && geometries[i].every_report))
+		    (geometries[i].every_report && (every ||
+		    (page != 0 && geometries[i].page == page))))
 			out[n++] = &geometries[i];
 	return n;
 }

@@ -33,6 +33,7 @@ LLD=$BUILD/$FX_FILE
 fixture_line gnu-pie && GNU=$BUILD/$FX_FILE || GNU=$LLD
 fixture_line aarch64-pie && ARM=$BUILD/$FX_FILE || ARM=$LLD
 printf 'not an ELF file\n' > "$WORK/text"
+cp /bin/true "$WORK/hello"    # ELF, no 2 MiB window
 cp "$REPO_ROOT/tests/fixtures/big_main.c" "$WORK/source.c"
 
 # valid MODE ARGS...: the tool's stdout validates against the schema, and
@@ -85,6 +86,10 @@ assert "compat: statuses" statuses_are "needs-relink compatible not-elf"
 assert "compat: ends with the summary" last_is_summary
 assert "warm: valid" valid warm --warm --format json "$WORK/rw" "$LLD" "$WORK/text"
 assert "warm: ends with the summary" last_is_summary
+assert "warm -n -v (per window, a file with no windows): valid" valid warm --warm -n -v --format json \
+    "$WORK/rw" "$LLD" "$WORK/text" "$WORK/hello"
+assert "warm -n: statuses" statuses_are "ready needs-rewrite not-elf no-windows"
+assert "rewrite --no-warm (no page_cache): valid" valid rewrite --no-warm --format json -o "$WORK/nw" "$LLD"
 assert "host: valid" valid host --host --format json "$WORK" /nonexistent-path
 sleep 30 & pid=$!
 assert "pid: valid" valid pid --pid "$pid" --format json
