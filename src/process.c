@@ -286,18 +286,23 @@ write_new(struct job *j, const char *final, bool in_place)
 	how = copy_how_for(a.tmp_path);
 	if ((j->plan.changed ? rewrite_to_fd(j->fd, a.fd, &j->layout,
 	    &j->plan, how, m, n) : copy_whole(j->fd, a.fd,
-	    j->layout.file_size, how, m, n)) != 0 ||
-	    atomic_copy_metadata(&a, j->fd, in_place, m, n) != 0 ||
-	    atomic_sync(&a, durable(j->o, in_place), m, n) != 0)
+	    j->layout.file_size, how, m, n)) != 0)
 		goto fail;
-	/* The page-cache step reads the new file: open it before it is
-	 * renamed, so that it is this file, whatever the name meets later. */
+	/*
+	 * The page-cache step reads the new file: open it now, while it is
+	 * still ours and mode 0600 (the input's mode may deny reading, 0711),
+	 * and before the rename, so that it is this file whatever the name
+	 * meets later.
+	 */
 	if (warms(j->o) && ((j->new_fd = open(a.tmp_path, O_RDONLY |
 	    O_CLOEXEC)) < 0 || (j->new_path = strdup(final)) == NULL)) {
 		snprintf(m, n, "cannot open the new file again: %s",
 		    strerror(errno));
 		goto fail;
 	}
+	if (atomic_copy_metadata(&a, j->fd, in_place, m, n) != 0 ||
+	    atomic_sync(&a, durable(j->o, in_place), m, n) != 0)
+		goto fail;
 	/* Last look, as close to the rename as it can be. */
 	if (!input_unchanged(j, in_place)) {
 		snprintf(m, n, "changed while being rewritten; left as it was");
@@ -437,7 +442,8 @@ cache_step(struct job *j, int fd, const char *path,
 		c = file_error(j, "out of memory");
 	else if (warm_file(fd, path, &w, &q, &j->cache, j->msg,
 	    sizeof(j->msg)) != 0)
-		c = file_error(j, "page cache: %s", j->msg);
+		c = file_error(j, "%spage-cache step: %s", j->new_fd >= 0 ?
+		    "the new file is in place, but the " : "", j->msg);
 	if (nranges != NULL)
 		*nranges = w.nranges;
 	warm_plan_free(&w);
