@@ -81,7 +81,10 @@ if [ -n "$DRV" ] && command -v rustc >/dev/null; then
 	mkdir -p "$D/rs/small" "$D/rs/huge"
 	for v in small huge; do cp "$DRV" "$D/rs/$v/" || die "cp $DRV"; done
 	"$TOOL" "$D/rs/huge/$(basename "$DRV")" | tee -a "$D/tool.out" >&2
-	printf 'pub fn f(x: u64) -> u64 { (0..x).map(|i| i * i).sum() }\n' > "$D/rs/lib.rs"
+	# Enough code for rustc to run a few seconds (the mapping is sampled).
+	for i in $(seq 1 1500); do
+		printf 'pub fn f%d(x: u64) -> u64 { (0..x).map(|i| i * %d + i / 3).filter(|v| v %% 7 != 0).sum() }\n' "$i" "$i"
+	done > "$D/rs/lib.rs"
 	rs_with() { LD_LIBRARY_PATH=$D/rs/$1 rustc --crate-type lib -O "$D/rs/lib.rs" --out-dir "$D/rs/out-$1"; }
 	for v in small huge; do
 		MAPPED[rustc-$v]=$(peak_pmd "$D/rs/$v/$(basename "$DRV")" rs_with "$v")

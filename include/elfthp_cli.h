@@ -126,7 +126,8 @@ void report_compat(FILE *, const struct options *, const char *name,
 void report_warm(FILE *, const struct options *, const char *name,
     const struct warm_result *, enum file_class, const uint8_t *states,
     uint64_t nranges);
-void warm_outcome_text(FILE *, const struct warm_result *, bool written);
+void warm_outcome_text(FILE *, const struct warm_result *, bool rewriting,
+    bool written);
 void warm_json_fields(struct json *, const struct warm_result *);
 struct host_facts;
 void report_host(FILE *, const struct options *, const struct host_facts *);

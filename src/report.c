@@ -166,7 +166,7 @@ rewrite_text(FILE *f, const char *name, const struct elf_layout *L,
 		    P->windows_after, plural(P->windows_after), others, growth);
 	if (cache != NULL && cache->windows > 0) {
 		fputs("; ", f);
-		warm_outcome_text(f, cache, P->changed || output);
+		warm_outcome_text(f, cache, true, P->changed || output);
 	}
 	fputc('\n', f);
 }

@@ -73,9 +73,13 @@ reason_text(char *buf, size_t len, const struct warm_result *r,
 	}
 }
 
-/* "; 3 small folios mapped by pid ...; 1 not aligned: ..." */
+/*
+ * "; 3 small folios mapped by pid ...; 1 not aligned: ...".  After the
+ * rewrite, windows still not aligned are in a segment it could not move:
+ * only a relink aligns them.
+ */
 static void
-reasons_text(FILE *f, const struct warm_result *r)
+reasons_text(FILE *f, const struct warm_result *r, bool rewriting)
 {
 	char why[512];
 	int i;
@@ -83,7 +87,11 @@ reasons_text(FILE *f, const struct warm_result *r)
 	for (i = 0; i < WARM_NREASONS; i++) {
 		if (r->not_huge[i] == 0)
 			continue;
-		reason_text(why, sizeof(why), r, (enum warm_reason)i);
+		if (rewriting && i == WARM_NOT_ALIGNED)
+			snprintf(why, sizeof(why), "not aligned: in the segment "
+			    "that holds the headers, which only a relink aligns");
+		else
+			reason_text(why, sizeof(why), r, (enum warm_reason)i);
 		fprintf(f, "; %" PRIu64 " %s", r->not_huge[i], why);
 	}
 	if (!r->base_aligned && r->not_huge[WARM_NOT_ALIGNED] == 0)
@@ -94,10 +102,11 @@ reasons_text(FILE *f, const struct warm_result *r)
 /*
  * What the page-cache step did, or would do (look_only), to a file with
  * windows: "13 of 13 windows huge (0 already, 13 made huge); 26MiB read";
- * for a file it has just written, "6 of 6 windows huge".
+ * for a file the rewrite has just written, "6 of 6 windows huge".
  */
 void
-warm_outcome_text(FILE *f, const struct warm_result *r, bool written)
+warm_outcome_text(FILE *f, const struct warm_result *r, bool rewriting,
+    bool written)
 {
 	char size[16];
 	uint64_t n = warm_not_huge(r);
@@ -111,7 +120,7 @@ warm_outcome_text(FILE *f, const struct warm_result *r, bool written)
 			    "to %s)", r->made_huge, size);
 		if (n > 0)
 			fprintf(f, "; %" PRIu64 " would stay small", n);
-		reasons_text(f, r);
+		reasons_text(f, r, rewriting);
 		return;
 	}
 	fprintf(f, "%" PRIu64 " of %" PRIu64 " window%s huge", r->huge_before +
@@ -125,7 +134,7 @@ warm_outcome_text(FILE *f, const struct warm_result *r, bool written)
 		    r->huge_before, r->made_huge);
 	if (n > 0)
 		fprintf(f, ", %" PRIu64 " not", n);
-	reasons_text(f, r);
+	reasons_text(f, r, rewriting);
 	if (!written || r->read_bytes > 0)
 		fprintf(f, "; %s read", size);
 }
@@ -175,7 +184,7 @@ warm_text(FILE *f, const char *name, const struct warm_result *r)
 		return;
 	}
 	fprintf(f, "%s: ", name);
-	warm_outcome_text(f, r, false);
+	warm_outcome_text(f, r, false, false);
 	fputc('\n', f);
 }
 
