@@ -474,14 +474,16 @@ planned_layout(struct job *j, struct elf_layout *out)
 /*
  * After the write, the next run is what counts: the file written (or,
  * unchanged in place, the input) gets its windows into the page cache as
- * huge folios.  -n only looks, where there is a file to look at.
+ * huge folios.  -n only looks, where there is a file to look at.  A file
+ * for another machine never runs here: its page cache is left alone.
  */
 static enum step
 settle(struct job *j)
 {
 	struct elf_layout L;
 
-	if (j->o->no_warm || (j->o->dry_run && j->plan.changed))
+	if (j->o->no_warm || (j->o->dry_run && j->plan.changed) ||
+	    j->layout.machine != host_machine())
 		return STEP_OK;
 	if (j->o->dry_run)
 		return cache_step(j, j->fd, j->path, &j->layout,

@@ -35,8 +35,11 @@ ready_as_linked() {
     assert "$name: --check: ready (exit 0)" tool_rc 0
     run_tool "$f"
     assert "$name: rewrite exits 0" tool_rc 0
-    assert "$name: report line" equals "report line" "$T_OUT" \
-        "$f: nothing to do (already aligned, $(plural "$ELIG_W" window))"
+    # This host's machine: the page-cache step says what the next run gets.
+    assert "$name: report line" equals "report line" "${T_OUT%%; *}" "$f: already aligned"
+    assert "$name: every window huge in the page cache" equals "page cache" \
+        "$(sed 's/.*; \([0-9]*\) of \([0-9]*\) windows\{0,1\} huge.*/\1 \2/' <<< "$T_OUT")" \
+        "$ELIG_W $ELIG_W"
     assert "$name: file not touched (inode, mtime)" same_id "$f" "$id"
     assert "$name: congruent as it is" check_congruence "$f"
     assert_not "$name: control: as an ET_DYN this layout would need p_align" \
@@ -90,7 +93,10 @@ test_one() {
     bytes=$((size1 - size0))
     assert "$name: rewrite exits 0" tool_rc 0
     local want="$new: $(plural "$ELIG_CHANGE" segment) aligned, $(plural "$ELIG_W" window), file +$bytes bytes"
-    if [ "$T_OUT" = "$want" ]; then
+    # A file of this host's machine then goes through the page-cache step.
+    # (" (1 after reading it again)" may follow, where reclaim was quicker.)
+    [ "$arch" = "$(uname -m)" ] && want="$want; $ELIG_W of $(plural "$ELIG_W" window) huge"
+    if [ "$T_OUT" = "$want" ] || [[ "$T_OUT" == "$want ("* ]]; then
         pass "$name: report line"
     else
         fail "$name: report line" "expected [$want], got [$T_OUT] (stderr [$T_ERR])"
@@ -134,8 +140,10 @@ test_one() {
     id=$(file_id "$new")
     run_tool "$new"
     assert "$name: second run exits 0" tool_rc 0
+    # Files of this host's machine also get the page-cache step's word.
     case $T_OUT in
-        "$new: nothing to do"*) pass "$name: second run says nothing to do" ;;
+        "$new: nothing to do"*|"$new: already aligned; "*)
+            pass "$name: second run says nothing to do" ;;
         *) fail "$name: second run says nothing to do" "$(tool_said)" ;;
     esac
     assert "$name: second run leaves the inode and mtime" same_id "$new" "$id"
