@@ -461,8 +461,9 @@ report_impact(FILE *f, const struct options *o, const char *name,
 		    P->base_aligned_after ? "yes" : "no");
 		if (cache != NULL && cache->windows > 0)
 			fprintf(f, "; page cache: %" PRIu64 " of %" PRIu64
-			    " windows huge now (%s)", cache->huge_before,
-			    cache->windows, cache->fs_type);
+			    " windows huge now%s%s%s", cache->huge_before,
+			    cache->windows, cache->fs_type[0] ? " (" : "",
+			    cache->fs_type, cache->fs_type[0] ? ")" : "");
 		fputc('\n', f);
 		impact_text_segments(f, L, P, own->pmd);
 		impact_text_geometries(f, imp, n);

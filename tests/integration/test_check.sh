@@ -444,14 +444,14 @@ case $T_OUT in
     *"PT_LOAD"*) fail "a ready file prints no findings" "$(tool_said)" ;;
     *) pass "a ready file prints no findings" ;;
 esac
-run_tool --report "$MSG/split-64k"
+run_tool --report -v "$MSG/split-64k"
 assert "one geometry unplanned: --report still exits 0" tool_rc 0
 case $T_OUT in
     *"x86_64-4k "*[0-9]*"arm64-64k "*"no plan: section 1 spans PT_LOADs that must move apart"*)
         pass "one geometry unplanned: its row says why, the others are there" ;;
     *) fail "one geometry unplanned: its row says why, the others are there" "$(tool_said)" ;;
 esac
-run_tool --report --format json "$MSG/split-64k"
+run_tool --report -v --format json "$MSG/split-64k"
 assert "one geometry unplanned: JSON marks it with an error, the rest as usual" equals "geometries" \
     "$(printf '%s\n' "$T_OUT" | python3 -c 'import json,sys
 o = json.loads(sys.stdin.readline())

@@ -428,7 +428,7 @@ else
             case $line in
                 *--host*) case $LINE_OUT in *"ext4 on $M"*) pass "README: --host names ext4" ;;
                               *) fail "README: --host names ext4" "$LINE_OUT" ;; esac ;;
-                *--warm*) case $LINE_OUT in *"huge ("*) pass "README: --warm reports its windows" ;;
+                *--warm*) case $LINE_OUT in *"windows huge"*) pass "README: --warm reports its windows" ;;
                               *) fail "README: --warm reports its windows" "$LINE_OUT" ;; esac ;;
                 *--pid*) kb=$(pmd_kb "$HOLD_PID" "$PROG")
                          assert "README: the program runs huge (--pid's row)" \

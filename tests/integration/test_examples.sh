@@ -32,7 +32,7 @@ equals_rc() {
 
 # step_ran LOG: the build log has the tool's line for prog (step ran).
 step_ran() {
-    grep -Eq '(^|/)prog: [0-9]+ segments? aligned, [0-9]+ windows?, file \+[0-9]+ bytes$' "$1" &&
+    grep -Eq '(^|/)prog: [0-9]+ segments? aligned, [0-9]+ windows?, file \+[0-9]+ bytes(; [0-9]+ of [0-9]+ windows? huge.*)?$' "$1" &&
         return 0
     WHY="no elfthp-align report line for prog in the build log: $(tail -5 "$1" | tr '\n' ' ')"
     return 1
