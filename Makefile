@@ -51,7 +51,8 @@ SRCS = src/main.c src/process.c src/runner.c src/elf_read.c \
        src/impact.c src/phdr_rewrite.c src/atomic_file.c src/report.c \
        src/pid_scan.c src/hugefs.c src/fs_info.c src/windows.c \
        src/pagecache.c src/warm.c src/host.c src/report_runtime.c \
-       src/error_text.c src/findings.c src/json_out.c src/report_check.c
+       src/error_text.c src/findings.c src/json_out.c src/report_check.c \
+       src/path_list.c
 OBJS = $(SRCS:.c=.o)
 DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d) $(WRITE_TESTS:=.d)
 # What the planner unit tests link: the pure modules only.
