@@ -159,6 +159,11 @@ sandboxed() {	# sandboxed CAPS CMD...: run as the unit's sandbox would
     local caps=$1; shift
     setpriv --bounding-set="$caps" --inh-caps=-all --no-new-privs "$@"
 }
+# A tool built with AddressSanitizer (make SANITIZE=1 check): its runtime
+# makes system calls of its own, and its leak check fails under strace.
+ASAN=""
+nm -D "$TOOL" 2>/dev/null | grep -q __asan_init && ASAN=1 &&
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 if ! fixture_line lld-pie; then
     skip "the unit's command in its sandbox" "lld-pie not built"
 elif ! command -v setpriv >/dev/null || ! command -v strace >/dev/null ||
@@ -193,7 +198,12 @@ else
     # for an older strace): the filter answers ENOSYS to what it refuses,
     # and the tool then falls back to mincore, which is allowed.
     outside=$(comm -23 <(printf '%s\n' "$used" | grep -v '^syscall_0x') "$S/allowed" | tr '\n' ' ')
-    assert "sandboxed: every system call it made ($(echo $used | wc -w)) is in SystemCallFilter" equals "outside" "$outside" ""
+    if [ -n "$ASAN" ]; then
+        skip "sandboxed: every system call it made is in SystemCallFilter" \
+            "built with AddressSanitizer, whose runtime makes calls of its own (the plain build checks it)"
+    else
+        assert "sandboxed: every system call it made ($(echo $used | wc -w)) is in SystemCallFilter" equals "outside" "$outside" ""
+    fi
     assert_not "control: SystemCallFilter is not everything (mount is out)" grep -qx mount "$S/allowed"
     setup_file
     sandboxed "$(unit_caps | sed 's/,+chown//')" $cmd > "$S/out" 2>&1
