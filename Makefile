@@ -17,16 +17,35 @@
 #   make fuzz       libFuzzer, both harnesses, FUZZ_SECONDS each (default 60)
 #   make corpus     rewrite and check copies of the system's ELF files
 #   make deps       install the Debian packages the build and tests need
-#   make install    PREFIX (default /usr/local) and DESTDIR are honoured
-#   make uninstall  removes what install put there
+#   make deb        build the Debian package (packaging/debian) in a copy of
+#                   the tree and run lintian on it (build/deb/)
+#   make install    the tool, man page, Cargo/CMake link wrappers, systemd
+#                   unit and timer, APT hook, path list, bash completion and
+#                   docs; DESTDIR, PREFIX, BINDIR, MANDIR, DATADIR,
+#                   SYSCONFDIR, UNITDIR ... are honoured (see below)
+#   make uninstall  removes exactly what install put there
+#   make check SKIP_INTEGRATION=1   the unit tests alone (a package build)
 #
 # CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS are the user's: they come after the
 # project's, so `make CFLAGS="-O0 -g -Wno-shadow"` can turn a warning off.
 
-PREFIX  ?= /usr/local
-BINDIR  ?= $(PREFIX)/bin
-MANDIR  ?= $(PREFIX)/share/man
-DATADIR ?= $(PREFIX)/share/elfthp-align
+# Installation directories, as the GNU Coding Standards name them.
+PREFIX      ?= /usr/local
+EXEC_PREFIX ?= $(PREFIX)
+BINDIR      ?= $(EXEC_PREFIX)/bin
+LIBDIR      ?= $(EXEC_PREFIX)/lib
+DATAROOTDIR ?= $(PREFIX)/share
+DATADIR     ?= $(DATAROOTDIR)
+PKGDATADIR  ?= $(DATADIR)/elfthp-align
+MANDIR      ?= $(DATAROOTDIR)/man
+DOCDIR      ?= $(DATAROOTDIR)/doc/elfthp-align
+SYSCONFDIR  ?= $(PREFIX)/etc
+# systemd and APT read only their own directories: a package sets
+# SYSCONFDIR=/etc and UNITDIR=/lib/systemd/system (see packaging/debian).
+UNITDIR     ?= $(LIBDIR)/systemd/system
+APTCONFDIR  ?= $(SYSCONFDIR)/apt/apt.conf.d
+BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
+INSTALL     ?= install
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
 
@@ -37,7 +56,21 @@ ifeq ($(SANITIZE),1)
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
 endif
-PROJECT_CPPFLAGS = -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
+# The version lives in the file VERSION, and only there.
+VERSION := $(shell cat VERSION)
+PROJECT_CPPFLAGS = -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE \
+                   -DELFTHP_VERSION='"$(VERSION)"'
+# Hardening, as distributions build: before the user's flags, so that a
+# packager's (dpkg-buildflags) or a user's own win.  _FORTIFY_SOURCE needs
+# optimisation, and is left to the user's flags when they name it.
+FORTIFY = $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS)),,\
+          $(if $(filter -O1 -O2 -O3 -Os -Og -Ofast,$(CFLAGS)),-D_FORTIFY_SOURCE=2))
+# -fcf-protection exists on x86 only: asked of the compiler, once.
+CF_PROTECTION := $(shell $(CC) -fcf-protection -x c -c -o /dev/null /dev/null \
+                   2>/dev/null && echo -fcf-protection)
+HARDEN_CFLAGS  = -fstack-protector-strong -fstack-clash-protection \
+                 $(CF_PROTECTION) -fPIE $(FORTIFY)
+HARDEN_LDFLAGS = -pie -Wl,-z,relro,-z,now
 # Deferred (=, not :=) so that `make deps check` asks pkg-config only after
 # the packages are installed.
 # zlib reads /proc/config.gz; libelf-dev depends on zlib1g-dev already.
@@ -51,7 +84,8 @@ SRCS = src/main.c src/process.c src/runner.c src/elf_read.c \
        src/impact.c src/phdr_rewrite.c src/atomic_file.c src/report.c \
        src/pid_scan.c src/hugefs.c src/fs_info.c src/windows.c \
        src/pagecache.c src/warm.c src/host.c src/report_runtime.c \
-       src/error_text.c src/findings.c src/json_out.c src/report_check.c
+       src/error_text.c src/findings.c src/json_out.c src/report_check.c \
+       src/path_list.c
 OBJS = $(SRCS:.c=.o)
 DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d) $(WRITE_TESTS:=.d)
 # What the planner unit tests link: the pure modules only.
@@ -67,29 +101,32 @@ WRITE_TESTS = tests/test_rewrite
 WRITE_OBJS  = $(filter-out src/main.o,$(OBJS))
 WRITE_WRAP  = -Wl,--wrap=pwrite64,--wrap=pwrite,--wrap=copy_file_range
 
-.PHONY: all check mutation demo docs-samples bench fuzz fuzz-coverage corpus deps install \
-        uninstall clean
+.PHONY: all check mutation demo docs-samples bench fuzz fuzz-coverage corpus deps deb install \
+        install-files uninstall clean
 
 all: elfthp-align
 
 elfthp-align: $(OBJS)
-	$(CC) -pthread $(LDFLAGS) -o $@ $(OBJS) $(ELF_LIBS) $(LDLIBS)
+	$(CC) -pthread $(HARDEN_LDFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(ELF_LIBS) $(LDLIBS)
 
 # -MMD -MP: each object's header dependencies, in src/*.d.
 src/%.o: src/%.c
-	$(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) -MMD -MP \
+	$(CC) -pthread $(WARN) $(HARDEN_CFLAGS) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) -MMD -MP \
 	    -c -o $@ $<
 
 tests/unit/%: tests/unit/%.c tests/unit/fixture.c $(PLAN_OBJS)
-	$(CC) $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -MMD -MP \
-	    $(LDFLAGS) -o $@ $< tests/unit/fixture.c $(PLAN_OBJS) $(CMOCKA_LIBS) \
+	$(CC) $(WARN) $(HARDEN_CFLAGS) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -MMD -MP \
+	    $(HARDEN_LDFLAGS) $(LDFLAGS) -o $@ $< tests/unit/fixture.c $(PLAN_OBJS) $(CMOCKA_LIBS) \
 	    $(LDLIBS)
 
 -include $(DEPS)
 
+# The version is compiled into main.o.
+src/main.o: VERSION
+
 # $(call link_write_test,OBJECTS)
-link_write_test = $(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) \
-	$(ELF_CFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -MMD -MP $(LDFLAGS) \
+link_write_test = $(CC) -pthread $(WARN) $(HARDEN_CFLAGS) $(PROJECT_CPPFLAGS) $(CPPFLAGS) \
+	$(ELF_CFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -MMD -MP $(HARDEN_LDFLAGS) $(LDFLAGS) \
 	$(WRITE_WRAP) -o $@ $< $(1) $(ELF_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
 
 tests/test_rewrite: tests/test_rewrite.c $(WRITE_OBJS)
@@ -108,13 +145,13 @@ MUTANT_TESTS      = $(addprefix $(MUTANT)/,$(UNIT_TESTS) $(WRITE_TESTS))
 
 $(MUTANT_CHECK): src/plan_check.c src/plan_check.o
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) \
+	$(CC) $(WARN) $(HARDEN_CFLAGS) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) \
 	    -DELFTHP_MUTANT_VERIFY -c -o $@ $<
 
 $(MUTANT)/tests/unit/%: tests/unit/%.c tests/unit/fixture.c $(MUTANT_PLAN_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) \
-	    $(LDFLAGS) -o $@ $< tests/unit/fixture.c $(MUTANT_PLAN_OBJS) \
+	$(CC) $(WARN) $(HARDEN_CFLAGS) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) \
+	    $(HARDEN_LDFLAGS) $(LDFLAGS) -o $@ $< tests/unit/fixture.c $(MUTANT_PLAN_OBJS) \
 	    $(CMOCKA_LIBS) $(LDLIBS)
 
 $(MUTANT)/tests/test_rewrite: tests/test_rewrite.c $(MUTANT_WRITE_OBJS)
@@ -150,18 +187,60 @@ corpus: elfthp-align
 deps:
 	@sh scripts/install-deps.sh
 
-install: elfthp-align
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-	    $(DESTDIR)$(DATADIR)
-	install -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
-	install -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
-	install -m 755 examples/cargo/elfthp-link $(DESTDIR)$(DATADIR)/elfthp-link
+# The Debian package (packaging/debian), built in a copy of the tree, and
+# lintian on it: scripts/build-deb.sh.
+deb:
+	@sh scripts/build-deb.sh
 
+# What install puts where (DESTDIR is prepended).  The list is the
+# uninstall list, and tests/integration/test_install.sh compares a DESTDIR
+# install with it.
+INSTALLED = $(BINDIR)/elfthp-align \
+	$(MANDIR)/man1/elfthp-align.1 \
+	$(PKGDATADIR)/elfthp-link $(PKGDATADIR)/elfthp-launch \
+	$(PKGDATADIR)/schema-1.json \
+	$(DOCDIR)/README.md $(DOCDIR)/NEWS $(DOCDIR)/LICENSE \
+	$(UNITDIR)/elfthp-align.service $(UNITDIR)/elfthp-align.timer \
+	$(APTCONFDIR)/90elfthp-align \
+	$(BASHCOMPDIR)/elfthp-align
+# The path list is configuration: install does not overwrite one that is
+# there, and uninstall removes it only while it is as shipped.
+PATHS_CONF = $(SYSCONFDIR)/elfthp-align/paths
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+
+install-files:
+	@echo $(INSTALLED) $(PATHS_CONF)
+
+install: elfthp-align
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
+	    $(DESTDIR)$(APTCONFDIR) $(DESTDIR)$(BASHCOMPDIR) \
+	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align
+	$(INSTALL) -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
+	$(INSTALL) -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
+	$(SUBST) examples/cargo/elfthp-link > $(DESTDIR)$(PKGDATADIR)/elfthp-link
+	chmod 755 $(DESTDIR)$(PKGDATADIR)/elfthp-link
+	ln -sf elfthp-link $(DESTDIR)$(PKGDATADIR)/elfthp-launch
+	$(INSTALL) -m 644 docs/schema-1.json $(DESTDIR)$(PKGDATADIR)/schema-1.json
+	$(INSTALL) -m 644 README.md NEWS LICENSE $(DESTDIR)$(DOCDIR)
+	$(SUBST) dist/elfthp-align.service.in > $(DESTDIR)$(UNITDIR)/elfthp-align.service
+	$(INSTALL) -m 644 dist/elfthp-align.timer $(DESTDIR)$(UNITDIR)/elfthp-align.timer
+	chmod 644 $(DESTDIR)$(UNITDIR)/elfthp-align.service
+	$(SUBST) dist/apt-hook.in > $(DESTDIR)$(APTCONFDIR)/90elfthp-align
+	chmod 644 $(DESTDIR)$(APTCONFDIR)/90elfthp-align
+	$(INSTALL) -m 644 dist/elfthp-align.bash $(DESTDIR)$(BASHCOMPDIR)/elfthp-align
+	[ -e $(DESTDIR)$(PATHS_CONF) ] || \
+	    $(INSTALL) -m 644 dist/paths $(DESTDIR)$(PATHS_CONF)
+
+# Quiet when there is nothing left to remove; directories go only if
+# empty, and only the package's own.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/elfthp-align \
-	    $(DESTDIR)$(MANDIR)/man1/elfthp-align.1 \
-	    $(DESTDIR)$(DATADIR)/elfthp-link
-	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	if cmp -s dist/paths $(DESTDIR)$(PATHS_CONF); then \
+	    rm -f $(DESTDIR)$(PATHS_CONF); fi
+	for d in $(PKGDATADIR) $(DOCDIR) $(SYSCONFDIR)/elfthp-align; do \
+	    if [ -d $(DESTDIR)$$d ]; then rmdir $(DESTDIR)$$d 2>/dev/null || true; fi; \
+	done
 
 clean:
 	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(WRITE_TESTS) $(DEPS)

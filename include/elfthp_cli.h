@@ -58,6 +58,7 @@ struct options {
 	bool compat;		/* --check --compat: page-size compatibility */
 	bool sync;		/* --sync: -o too fsyncs before the rename */
 	bool no_warm;		/* --no-warm: the rewrite skips the page cache */
+	bool nul_lists;		/* -0: -f lists are NUL-separated */
 	int verbose;
 	unsigned jobs;
 	unsigned lock_timeout;	/* seconds to wait for another run's lock */
@@ -65,7 +66,20 @@ struct options {
 	const char *output;
 	uint64_t page_size;	/* 0: the machine's default */
 	uint64_t align;		/* 0: from machine and page size */
+	char **lists;		/* -f FILE ..., in the order given */
+	size_t nlists;
 };
+
+/* path_list.c: -f FILE and -0, paths read from a list. */
+struct path_list {
+	char **v;
+	size_t n;
+	size_t cap;
+};
+int path_list_add(struct path_list *, const char *path);
+int path_list_read(struct path_list *, const char *file,
+    const struct options *, char *err, size_t errlen);
+void path_list_free(struct path_list *);
 
 /* process.c: one file through the passes. */
 enum file_class process_file(const char *name, const struct options *,

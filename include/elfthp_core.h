@@ -21,8 +21,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ELFTHP_VERSION "0.1.0"
-
 struct geometry;
 
 /* Program header, copied out of libelf in host byte order. */

@@ -11,12 +11,16 @@ BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev zlib1g-dev"
 TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl e2fsprogs
  cmake strace python3 python3-jsonschema coreutils util-linux xfsprogs btrfs-progs
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
- gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user golang-go cargo"
+ gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user golang-go cargo
+ systemd debsums"
+# Building and checking the Debian package (make deb, .ci/run); devscripts
+# has hardening-check.
+PACKAGE="dpkg-dev debhelper lintian devscripts"
 # Peers and timers for make bench.
 BENCH="hyperfine patchelf pax-utils time"
 
 missing=""
-for p in $BUILD $TEST $BENCH; do
+for p in $BUILD $TEST $PACKAGE $BENCH; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done

@@ -167,8 +167,9 @@ fs_outcome_sentence(char *buf, size_t len, enum fs_outcome o,
 		    "loses them at reboot); after a cp onto it, run "
 		    "elfthp-align --warm" : "rewritten files here get huge "
 		    "text from the rewrite until the page cache is dropped; "
-		    "after a reboot, a cp or an upgrade, run elfthp-align "
-		    "--warm");
+		    "after a reboot or a cp, run elfthp-align --warm; after "
+		    "an upgrade, which replaces the file, run elfthp-align "
+		    "on it again");
 		break;
 	case FS_HUGE_AFTER_WRITE:
 		snprintf(buf, len, "rewritten files here get huge text from "

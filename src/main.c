@@ -13,6 +13,7 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ static const struct option longopts[] = {
 	{ "recursive", no_argument, NULL, 'r' },
 	{ "one-file-system", no_argument, NULL, 'x' },
 	{ "jobs", required_argument, NULL, 'j' },
+	{ "files-from", required_argument, NULL, 'f' },
+	{ "null", no_argument, NULL, '0' },
 	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
 	{ "align", required_argument, NULL, OPT_ALIGN },
 	{ "report", no_argument, NULL, OPT_REPORT },
@@ -90,18 +93,21 @@ usage(FILE *f)
 	    "[--lock-timeout s]\n"
 	    "                    [--break-hardlinks] [--no-warm] "
 	    "[--format text|json]\n"
-	    "                    path ...\n"
+	    "                    [-0] [-f list] path ...\n"
 	    "       elfthp-align --report [--format text|json] "
 	    "[--page-size 4k|16k|64k]\n"
-	    "                    file ...\n"
+	    "                    [-0] [-f list] file ...\n"
 	    "       elfthp-align --check [-qrx] [-j N] [--format text|json]\n"
-	    "                    [--page-size 4k|16k|64k] path ...\n"
+	    "                    [--page-size 4k|16k|64k] [-0] [-f list] "
+	    "path ...\n"
 	    "       elfthp-align --check --compat --page-size 4k|16k|64k [-qrvx] "
 	    "[-j N]\n"
-	    "                    [--format text|json] path ...\n"
+	    "                    [--format text|json] [-0] [-f list] path ...\n"
 	    "       elfthp-align --warm [-nqrvx] [-j N] [--format text|json] "
-	    "path ...\n"
-	    "       elfthp-align --host [--format text|json] [path ...]\n"
+	    "[-0] [-f list]\n"
+	    "                    path ...\n"
+	    "       elfthp-align --host [--format text|json] [-0] [-f list] "
+	    "[path ...]\n"
 	    "       elfthp-align --pid PID [--format text|json]\n");
 }
 
@@ -126,6 +132,12 @@ help(void)
 	    "argument\n"
 	    "  -j, --jobs N           run N files at once (default: the "
 	    "number of CPUs)\n"
+	    "  -f, --files-from LIST  also the paths in LIST, one a line "
+	    "(# comments);\n"
+	    "                         - reads standard input; may be given "
+	    "more than once\n"
+	    "  -0, --null             -f lists are NUL-separated "
+	    "(find -print0)\n"
 	    "      --page-size SIZE   base page of the target machine: 4k, "
 	    "16k or 64k\n"
 	    "      --align SIZE       alignment for eligible segments "
@@ -151,7 +163,9 @@ help(void)
 	    "relink helps\n"
 	    "      --warm             put the huge windows of files in the page "
 	    "cache as huge\n"
-	    "                         folios (after a reboot, cp or upgrade)\n"
+	    "                         folios (after a reboot or a cp; after an "
+	    "upgrade,\n"
+	    "                         rewrite first)\n"
 	    "      --host             say what this host and the file systems "
 	    "of the paths do\n"
 	    "                         with huge text; changes nothing\n"
@@ -249,15 +263,34 @@ parse_long(struct options *o, int ch, const char *arg)
 	}
 }
 
+/* -f LIST: kept in order; read once every option is known (-0). */
+static void
+add_list(struct options *o, char *list)
+{
+	char **v = reallocarray(o->lists, o->nlists + 1, sizeof(*v));
+	size_t i;
+
+	if (v == NULL)
+		err(EXIT_USAGE, "-f %s", list);
+	for (i = 0; i < o->nlists; i++)
+		if (strcmp(list, "-") == 0 && strcmp(v[i], "-") == 0)
+			errx(EXIT_USAGE, "-f - is given twice: standard input "
+			    "can be read only once");
+	v[o->nlists++] = list;
+	o->lists = v;
+}
+
 static void
 parse_options(int argc, char **argv, struct options *o)
 {
 	const char *errstr;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "hj:no:qrvVx", longopts,
+	while ((ch = getopt_long(argc, argv, "0f:hj:no:qrvVx", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case '0': o->nul_lists = true; break;
+		case 'f': add_list(o, optarg); break;
 		case 'n': o->dry_run = true; break;
 		case 'o': o->output = optarg; break;
 		case 'q': o->quiet = true; break;
@@ -291,11 +324,14 @@ validate(const struct options *o, int nargs)
 	bool rewriting = o->mode == MODE_REWRITE;
 
 	if (o->mode == MODE_PID) {
-		if (nargs != 0)
+		if (nargs != 0 || o->nlists != 0)
 			errx(EXIT_USAGE, "--pid takes no file arguments");
 		return;
 	}
-	if (nargs == 0 && o->mode != MODE_HOST) {
+	if (o->nul_lists && o->nlists == 0)
+		errx(EXIT_USAGE, "-0 says how -f lists are separated: "
+		    "find ... -print0 | elfthp-align -0 -f -");
+	if (nargs == 0 && o->nlists == 0 && o->mode != MODE_HOST) {
 		usage(stderr);
 		exit(EXIT_USAGE);
 	}
@@ -313,7 +349,7 @@ validate(const struct options *o, int nargs)
 		errx(EXIT_USAGE, "--sync and --no-sync exclude each other");
 	if ((o->mode == MODE_REPORT || o->mode == MODE_HOST) && o->recursive)
 		errx(EXIT_USAGE, "--report and --host take files, not -r");
-	if (o->output != NULL && (nargs != 1 || o->recursive))
+	if (o->output != NULL && (nargs != 1 || o->recursive || o->nlists))
 		errx(EXIT_USAGE, "-o takes exactly one input file");
 	if (o->output != NULL && strcmp(o->output, "-") == 0)
 		errx(EXIT_USAGE, "-o -: the output is renamed into place, so it "
@@ -326,10 +362,30 @@ validate(const struct options *o, int nargs)
 		    "elfthp-align --check --compat --page-size 16k path ...");
 }
 
+/*
+ * The paths to run: the operands, then those of each -f list in order.
+ * A list that cannot be read ends the run before any file is touched.
+ */
+static void
+collect_paths(struct path_list *l, char **operands, size_t n,
+    const struct options *o)
+{
+	char msg[PATH_MAX + 128];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (path_list_add(l, operands[i]) != 0)
+			err(EXIT_USAGE, "%s", operands[i]);
+	for (i = 0; i < o->nlists; i++)
+		if (path_list_read(l, o->lists[i], o, msg, sizeof(msg)) != 0)
+			errx(EXIT_USAGE, "%s", msg);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct options o = { .lock_timeout = 60 };
+	struct path_list paths = { .v = NULL };
 	int rc;
 
 	/* err(3), errx(3) and getopt(3) name the program as invoked (a
@@ -343,12 +399,15 @@ main(int argc, char **argv)
 	validate(&o, argc - optind);
 	if (elf_lib_init() != 0)
 		errx(EXIT_USAGE, "libelf is out of date");
+	collect_paths(&paths, argv + optind, (size_t)(argc - optind), &o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.mode == MODE_PID)
 		rc = pid_report(o.pid, &o);
 	else if (o.mode == MODE_HOST)
-		rc = host_report(argv + optind, (size_t)(argc - optind), &o);
+		rc = host_report(paths.v, paths.n, &o);
 	else
-		rc = run_all(argv + optind, (size_t)(argc - optind), &o);
+		rc = run_all(paths.v, paths.n, &o);
+	path_list_free(&paths);
+	free(o.lists);
 	return output_written(rc);
 }

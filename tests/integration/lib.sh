@@ -33,8 +33,9 @@
 #   fresh [SRC]          new $WORK/fN with a copy of SRC (default $FX) as
 #                        "prog": sets D, F, SAVED (a copy), L (listing)
 #   fresh_dir            new empty $WORK/fN: sets D
-#   MOUNTS HELD IMMUTABLE  what the script mounted, started in the
-#                        background, made immutable (space-separated lists)
+#   MOUNTS HELD IMMUTABLE PACKAGES  what the script mounted, started in the
+#                        background, made immutable, installed with dpkg
+#                        (space-separated lists)
 #   cleanup_hook         undoes all of them (and hold_start); runs at exit,
 #                        may be called earlier.  Scripts do not define it.
 #   unmount DIR          umount DIR now and drop it from MOUNTS
@@ -123,6 +124,7 @@ MOUNTS=""       # mount points: unmounted (lazily if busy), then rmdir'ed
 HELD=""         # pids of background processes: killed and reaped
 IMMUTABLE=""    # files given chattr +i: the flag is cleared
 HOLD_PID=""     # the process hold_start started: stopped
+PACKAGES=""     # Debian packages the script installed: purged
 
 # cleanup_hook: stop what the script started and unmount what it mounted.
 # Runs at exit (before $WORK is removed); a script may call it earlier.
@@ -133,6 +135,8 @@ cleanup_hook() {
     HELD=""
     for p in $IMMUTABLE; do chattr -i "$p" 2>/dev/null; done
     IMMUTABLE=""
+    for p in $PACKAGES; do dpkg --purge "$p" > /dev/null 2>&1; done
+    PACKAGES=""
     for m in $MOUNTS; do
         umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
         rmdir "$m" 2>/dev/null

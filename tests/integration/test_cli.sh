@@ -8,7 +8,8 @@
 #   - -q silences --check's summary and ready files, not findings;
 #   - --help fits in 80 columns;
 #   - tables stay aligned for addresses above 32 bits;
-#   - make install and make uninstall (DESTDIR), nothing left behind;
+#   - -f LIST and -0 add paths from a list (comments, stdin, NUL-separated)
+#     in every mode that takes paths, and refuse what they cannot read;
 #   - every source file carries the SPDX line of the LICENSE.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
@@ -120,18 +121,52 @@ assert "addresses above 4 GiB: the report table lines up" columns_line_up
 run_tool -n "$LLD"
 assert "control: the plan table of the fixture lines up" columns_line_up
 
-# make install / uninstall into a DESTDIR.
-DEST=$WORK/dest
-out=$(make -s -C "$REPO_ROOT" install DESTDIR="$DEST" PREFIX=/usr 2>&1)
-assert "make install DESTDIR=...: exits 0" equals "output" "$?" 0
-for f in usr/bin/elfthp-align usr/share/man/man1/elfthp-align.1 usr/share/elfthp-align/elfthp-link; do
-    [ -f "$DEST/$f" ] && pass "make install: $f" || fail "make install: $f" "missing: $out"
+# -f LIST and -0: paths from a list, in every mode that takes paths.
+L=$WORK/lists
+mkdir -p "$L"
+cp "$LLD" "$L/a" && cp "$LLD" "$L/b" && cp "$LLD" "$L/skipped" && cp "$LLD" "$L/c d"
+printf '# a comment\n\n  %s  \n#%s\n%s\n' "$L/a" "$L/skipped" "$L/b" > "$L/list"
+run_tool -q -f "$L/list"
+assert "-f: the rewrite exits 0" tool_rc 0
+assert "-f: the first listed file is rewritten" check_congruence "$L/a"
+assert "-f: the second listed file is rewritten" check_congruence "$L/b"
+assert "-f: a commented-out path is left alone" same_file "$LLD" "$L/skipped"
+assert_not "control: the commented-out path is not congruent" check_congruence "$L/skipped"
+printf '%s\0%s\0' "$L/c d" "$L/skipped" > "$L/list0"
+T_OUT=$("$TOOL" --check -q -0 -f - < "$L/list0" 2> "$L/err"); T_RC=$? T_ERR=$(cat "$L/err")
+assert "-0 -f - (stdin): --check finds both unaligned files (exit 1)" tool_rc 1
+assert "-0 -f -: a name with a space is one path" equals "files with findings" \
+    "$(printf '%s\n' "$T_OUT" | cut -d: -f1 | sort -u | tr '\n' '|')" "$L/c d|$L/skipped|"
+run_tool --check -f "$L/list" "$L/skipped"
+assert "-f with an operand: the operand, then the list" equals "summary" \
+    "$(printf '%s\n' "$T_OUT" | tail -n 1 | cut -d: -f1)" "checked 3 files"
+for mode in --warm --report --host; do
+    run_tool $mode -f "$L/list"
+    assert "-f with $mode: runs on the listed files (exit 0 or 1)" equals "exit" "$((T_RC <= 1))" 1
+    assert "-f with $mode: names a listed file" equals "mentions" \
+        "$(printf '%s\n' "$T_OUT" | grep -c "$L/b")" 1
 done
-[ -x "$DEST/usr/share/elfthp-align/elfthp-link" ] && pass "make install: the Cargo linker wrapper is executable" ||
-    fail "make install: the Cargo linker wrapper is executable" "mode $(stat -c %a "$DEST/usr/share/elfthp-align/elfthp-link" 2>&1)"
-make -s -C "$REPO_ROOT" uninstall DESTDIR="$DEST" PREFIX=/usr > /dev/null 2>&1
-left=$(find "$DEST" -type f 2>/dev/null)
-[ -z "$left" ] && pass "make uninstall: no file left" || fail "make uninstall: no file left" "$left"
+printf '#only comments\n' | "$TOOL" --check -q -f -; rc=$?
+assert "-f with an empty list: nothing to do, exit 0" equals "exit" "$rc" 0
+# Negative cases: each refused before any file is touched.
+printf '%s\0%s\n' "$L/skipped" "$L/skipped" > "$L/nul"
+run_tool -f "$L/nul"
+assert "-f: a NUL byte in a line list is refused (exit 2)" tool_rc 2
+assert "-f: ... saying to give -0" equals "message" "$T_ERR" \
+    "elfthp-align: $L/nul: line 1 holds a NUL byte (for a NUL-separated list, give -0)"
+assert "-f: ... and the listed file is not touched" same_file "$LLD" "$L/skipped"
+run_tool -f "$L/missing"
+assert "-f: a missing list, exit 2, named" equals "message" "$T_RC:$T_ERR" \
+    "2:elfthp-align: $L/missing: cannot open the path list: No such file or directory"
+run_tool -0 "$L/skipped"
+assert "-0 without -f: refused (exit 2)" tool_rc 2
+assert "-0 without -f: the file is not touched" same_file "$LLD" "$L/skipped"
+run_tool -f - -f - < /dev/null
+assert "-f - twice: refused (exit 2)" tool_rc 2
+run_tool --pid $$ -f "$L/list"
+assert "--pid with -f: refused (exit 2)" tool_rc 2
+run_tool -o "$L/out" -f "$L/list"
+assert "-o with -f: refused (exit 2)" tool_rc 2
 
 # Every source file names its license.
 no_spdx=$(cd "$REPO_ROOT" && git ls-files 2>/dev/null |

@@ -37,6 +37,10 @@
 #       unit         systemd-analyze verify (below);
 #       cargo-post, cargo-linker  the Cargo recipes on a crate
 #       compat      --check --compat on the lld PIE: exit 3, the relink named
+#       keep        the path-list line, pointed at a list here and a copy
+#                    of the lld fixture: the program is listed, and the
+#                    unit's command on the list aligns it; the units the
+#                    systemctl line names are the ones dist/ ships
 #       synopsis    the Usage forms, against elfthp-align --help
 #                    named myprog: exit 0, the result ready (--check 0);
 #   - samples: scripts/docs-samples.sh --check (regenerate: make
@@ -48,11 +52,12 @@
 #     every line exits 0, --host names ext4, the rewrite aligns, --warm
 #     finds the windows huge, and --pid shows them PMD-mapped;
 #     the man page's EXAMPLES has the same lines;
-#   - examples/systemd/elfthp-align-warm.service passes
-#     systemd-analyze verify (its ExecStart pointed at this build), and so
-#     does a unit with the README's ExecStartPre= line; a broken copy
-#     does not (so the check can fail); the unit's ExecStart command line
-#     runs and warms what ELFTHP_WARM_PATHS names.
+#   - dist/elfthp-align.service.in passes systemd-analyze verify (its
+#     bindir pointed at this build), and so does a unit with the README's
+#     ExecStartPre= line; a broken copy does not (so the check can fail);
+#     the unit's ExecStart command line runs on the path list it names and
+#     aligns what it lists (test_upgrade.sh takes it through upgrades and
+#     reclaim).
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
 need_tool
@@ -60,7 +65,7 @@ need_tool
 
 README=$REPO_ROOT/README.md
 MAN=$REPO_ROOT/man/elfthp-align.1
-UNIT=$REPO_ROOT/examples/systemd/elfthp-align-warm.service
+UNIT=$REPO_ROOT/dist/elfthp-align.service.in
 TOOLDIR=$(dirname "$TOOL")
 
 # --- inventory --------------------------------------------------------------
@@ -240,7 +245,7 @@ run_build() {
     # make, with a pkg-config that knows only the Makefile's modules.
     local C=$WORK/srccopy
     mkdir -p "$C"
-    (cd "$REPO_ROOT" && cp -r Makefile src include man examples "$C/")
+    (cd "$REPO_ROOT" && cp -r Makefile VERSION src include man examples "$C/")
     find "$C" \( -name '*.o' -o -name '*.d' \) -delete
     printf '#!/bin/sh\nfor a; do case $a in -*) ;; %s) ;; *) echo "only %s" >&2; exit 1 ;; esac; done\nexec pkg-config "$@"\n' \
         "$(tr ' ' '|' <<< "$mods")" "$mods" > "$WORK/pkgconf-only"
@@ -315,6 +320,21 @@ run_compat() {
         has 'needs a relink for 16KiB pages: PT_LOAD [0-9]+: shares .* with PT_LOAD [0-9]+.*-z max-page-size=0x4000'
 }
 
+# run_keep DESC TEXT: the path list line, then the units it enables.
+run_keep() {
+    local list=$D/etc/elfthp-align/paths u
+    mkdir -p "${list%/*}"
+    cp "$LLD" "$D/myprog"
+    sh_in "$D" "$(sed -n 1p <<< "$2" | sed "s|/etc/elfthp-align/paths|$list|; s|/usr/bin/myprog|$D/myprog|")"
+    assert "$1: the first line lists the program" equals "list" "$RC:$(cat "$list")" "0:$D/myprog"
+    sh_in "$D" "$(sed -n 's/^ExecStart=@BINDIR@\/elfthp-align/elfthp-align/p' "$UNIT" | sed "s|@SYSCONFDIR@/elfthp-align/paths|$list|")"
+    assert "$1: the unit's command on that list exits 0" rc_out 0
+    assert "$1: ... and aligns the listed program" check_congruence "$D/myprog"
+    for u in $(sed -n 2p <<< "$2" | grep -o 'elfthp-align\.[a-z]*'); do
+        assert "$1: dist/ ships $u" equals "file" "$(ls "$REPO_ROOT/dist/$u" "$REPO_ROOT/dist/$u.in" 2>/dev/null | wc -l)" 1
+    done
+}
+
 # forms TEXT: one line per "elfthp-align ..." form, continuation lines
 # joined, blanks squeezed, "usage:" dropped.
 forms() {
@@ -346,6 +366,7 @@ for kf in $(ls "$B"/readme.*.kind "$B"/man.*.kind 2>/dev/null | sort -t. -k2,2 -
         tmpfs-proof) run_tmpfs "$desc" "$text" ;;
         cargo-post|cargo-linker) run_cargo "$desc" "$text" "$kind" ;;
         compat) run_compat "$desc" "$text" ;;
+        keep) run_keep "$desc" "$text" ;;
         synopsis) run_synopsis "$desc" "$text" ;;
         runtime) [ "$src" = README.md ] && RUNTIME_BLOCK=$text
                  [ "$src" != README.md ] && pass "$desc: counted with the README's runtime block" ;;
@@ -456,9 +477,9 @@ verify() {
 }
 U=$WORK/units
 mkdir -p "$U"
-sed "s|/usr/local/bin/elfthp-align|$TOOL|" "$UNIT" > "$U/elfthp-align-warm.service"
-assert "examples/systemd unit passes systemd-analyze verify" verify "$U/elfthp-align-warm.service"
-sed 's/^Type=oneshot/Type=oneshoot/' "$U/elfthp-align-warm.service" > "$U/broken.service"
+sed "s|@BINDIR@|$(dirname "$TOOL")|; s|@SYSCONFDIR@|$WORK/etc|g" "$UNIT" > "$U/elfthp-align.service"
+assert "dist/ unit passes systemd-analyze verify" verify "$U/elfthp-align.service"
+sed 's/^Type=oneshot/Type=oneshoot/' "$U/elfthp-align.service" > "$U/broken.service"
 assert_not "a broken copy of it does not" verify "$U/broken.service"
 pre=$(grep -m1 '^ExecStartPre=' <<< "${PRE_BLOCK:-}")
 if [ -z "$pre" ]; then
@@ -468,26 +489,19 @@ else
         "$(printf '%s\n' "$pre" | sed "s|/usr/local/bin/elfthp-align|$TOOL|")" > "$U/svc.service"
     assert "the README's ExecStartPre= unit passes systemd-analyze verify" verify "$U/svc.service"
 fi
-# The unit's command line, as systemd would run it.
+# The unit's command line, as systemd would run it, on the list it names.
 if ! fixture_line lld-pie; then
-    skip "the unit's ExecStart runs and warms the files it names" "lld-pie not built"
+    skip "the unit's ExecStart runs and aligns the files it lists" "lld-pie not built"
     finish
 fi
-cmd=$(sed -n 's/^ExecStart=//p' "$U/elfthp-align-warm.service")
-mkdir -p "$WORK/warmdir"
-cp "$BUILD/$FX_FILE" "$WORK/warmdir/p1"
-"$TOOL" -q "$WORK/warmdir/p1"
-drop_cache "$WORK/warmdir/p1"
-ELFTHP_WARM_PATHS=$WORK/warmdir
-out=$(eval "${cmd//\$ELFTHP_WARM_PATHS/$ELFTHP_WARM_PATHS}" 2>&1); rc=$?
+cmd=$(sed -n 's/^ExecStart=//p' "$U/elfthp-align.service")
+mkdir -p "$WORK/etc/elfthp-align" "$WORK/listed"
+cp "$BUILD/$FX_FILE" "$WORK/listed/p1"
+printf '# listed\n%s\n' "$WORK/listed" > "$WORK/etc/elfthp-align/paths"
+out=$($cmd 2>&1); rc=$?
 case $rc in
     0|1) pass "the unit's ExecStart runs (exit $rc, which SuccessExitStatus allows)" ;;
     *) fail "the unit's ExecStart runs" "exit $rc: $out" ;;
 esac
-run_tool --warm --format json "$WORK/warmdir/p1"
-case $T_OUT in
-    *'"huge_before":0,'*) fail "the unit's ExecStart warmed the files it names" "$T_OUT" ;;
-    *'"status":"ready"'*|*'"reasons":[{"code":"no-huge'*) pass "the unit's ExecStart warmed the files it names" ;;
-    *) fail "the unit's ExecStart warmed the files it names" "$T_OUT" ;;
-esac
+assert "the unit's ExecStart aligned the file in the directory it lists" check_congruence "$WORK/listed/p1"
 finish
