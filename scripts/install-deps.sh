@@ -12,11 +12,14 @@ TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl e2fsprogs
  cmake strace python3 python3-jsonschema coreutils util-linux xfsprogs btrfs-progs
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
  gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user golang-go cargo"
+# make check-vm: qemu (TCG) for amd64 and arm64 guests, busybox for the
+# initramfs, depmod for the kernels' module dependencies.
+VM="qemu-system-x86 qemu-system-arm busybox-static kmod xz-utils"
 # Peers and timers for make bench.
 BENCH="hyperfine patchelf pax-utils time"
 
 missing=""
-for p in $BUILD $TEST $BENCH; do
+for p in $BUILD $TEST $VM $BENCH; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
