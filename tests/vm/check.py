@@ -183,7 +183,8 @@ def check_guest(c, vm, name):
     except (OSError, ValueError) as e:
         c.check(False, f"{name}: booted", f"missing output: {e}")
         return []
-    tail = " | ".join(console.replace("\r", "").splitlines()[-12:])
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|[^\n -~]", "", console)
+    tail = " | ".join(plain.splitlines()[-12:])
     if not c.check("\nVMDONE" in console.replace("\r", ""), f"{name} ({pkg}): booted and finished",
                    f"qemu exited {qrc}{' (timed out)' if qrc == '124' else ''}; console: {tail}"):
         return []

@@ -23,9 +23,10 @@
 #     the serial console and powers off;
 #   - tests/vm/check.py asserts on them and writes build/vm/results.txt.
 # Guests run VM_JOBS (default 2) at a time, each with VM_TIMEOUT seconds
-# (default 600).  A package that cannot be fetched, a guest that does not
-# boot or finish, and a measurement that failed are failures with their
-# reason: the matrix is the test, nothing in it is skipped.
+# (default 600); VM_MATRIX names another matrix file.  A package that
+# cannot be fetched, a guest that does not boot or finish, and a
+# measurement that failed are failures with their reason: the matrix is
+# the test, nothing in it is skipped.
 #
 # --update also copies the results to tests/vm/results.txt and regenerates
 # the README's table from them (tests/vm/table.sh); without it, a result
@@ -36,6 +37,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 VM=${VM_DIR:-$ROOT/build/vm}
 JOBS=${VM_JOBS:-2}
 TIMEOUT=${VM_TIMEOUT:-600}
+MATRIX=${VM_MATRIX:-$HERE/matrix.txt}
 update=0
 [ "${1:-}" = --update ] && { update=1; shift; }
 
@@ -236,10 +238,10 @@ while read -r name arch page spec; do
     echo "# boot $name ($(cut -d' ' -f5 "$VM/g/$name/guest.txt"), $arch, $page pages)"
     boot "$name" "$arch" "$page" < /dev/null &
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-done < "$HERE/matrix.txt"
+done < "$MATRIX"
 wait
 echo "# guests: $(( $(date +%s) - t0 )) s"
-[ ${#names[@]} -gt 0 ] || die "no guest in tests/vm/matrix.txt matches: $*"
+[ ${#names[@]} -gt 0 ] || die "no guest in $MATRIX matches: $*"
 
 args=()
 [ $update -eq 1 ] && args=(--update)
