@@ -169,6 +169,38 @@ def check_report(c, name, js, tmpfs, pmd):
                 f"the model says {model} B, the tmpfs run {kb * 1024} B")
 
 
+def check_fs(c, row, kb, js, rc):
+    """The checks of one file system in one guest; fills ROW's figures."""
+    name, fs, full, windows = row["guest"], row["fs"], row["full_kb"], row["windows"]
+    cases = ("orig", "rewrite") if fs == "tmpfs" else \
+        ("orig", "rewrite", "cold", "warm", "cp", "aligned")
+    missing = [k for k in cases if (fs, k) not in kb]
+    if not c.check(not missing, f"{name} {fs}: every case measured", f"no figure for {missing}"):
+        return False
+    for k in cases:
+        row[k] = kb[(fs, k)]
+        c.check(row[k] in (0, full), f"{name} {fs} {k}: {row[k]} kB is 0 or all {windows} windows",
+                f"{row[k]} kB, partly huge ({full} kB is every window)")
+    c.check(row["orig"] == 0, f"{name} {fs}: negative control: the original is 0 kB",
+            f"{row['orig']} kB")
+    if fs == "tmpfs":
+        c.check(row["rewrite"] == full, f"{name} tmpfs huge=always: the rewrite is {full} kB",
+                f"{row['rewrite']} kB")
+    else:
+        c.check(row["cp"] == 0, f"{name} {fs}: negative control: a cp of the rewrite is 0 kB",
+                f"{row['cp']} kB")
+        wrc = rc.get((fs, "warm-rc"))
+        c.check(wrc == (0 if row["warm"] == full else 1),
+                f"{name} {fs}: --warm exits {wrc}, as the next run is {row['warm']} kB",
+                f"exit {wrc}: {js.get((fs, 'warm-rc'))}")
+    for k in ("rewrite",) if fs == "tmpfs" else ("rewrite", "cold"):
+        p = (js.get((fs, "pid-" + k)) or [None])[0]
+        c.check(isinstance(p, dict) and p.get("pmd_mapped_bytes") == row[k] * 1024,
+                f"{name} {fs}: --pid on the running fixture ({k}) says {row[k]} kB", f"{p}")
+    row["host"] = check_host(c, name, fs, row, js, full)
+    return True
+
+
 def check_guest(c, vm, name):
     g = os.path.join(vm, "g", name)
     failed = os.path.join(g, "failed")
@@ -200,38 +232,11 @@ def check_guest(c, vm, name):
             "readelf finds no window")
     rows = []
     for fs in ("tmpfs", "ext4", "xfs"):
-        cases = ("orig", "rewrite") if fs == "tmpfs" else \
-            ("orig", "rewrite", "cold", "warm", "cp", "aligned")
         row = {k: "-" for k in COLUMNS}
         row.update(guest=name, release=rel, arch=arch, page=page, fs=fs,
                    windows=windows, full_kb=full)
-        missing = [k for k in cases if (fs, k) not in kb]
-        if not c.check(not missing, f"{name} {fs}: every case measured", f"no figure for {missing}"):
-            continue
-        for k in cases:
-            row[k] = kb[(fs, k)]
-            c.check(row[k] in (0, full), f"{name} {fs} {k}: {row[k]} kB is 0 or all {windows} windows",
-                    f"{row[k]} kB, partly huge ({full} kB is every window)")
-        c.check(row["orig"] == 0, f"{name} {fs}: negative control: the original is 0 kB",
-                f"{row['orig']} kB")
-        if fs == "tmpfs":
-            c.check(row["rewrite"] == full, f"{name} tmpfs huge=always: the rewrite is {full} kB",
-                    f"{row['rewrite']} kB")
-        else:
-            c.check(row["cp"] == 0, f"{name} {fs}: negative control: a cp of the rewrite is 0 kB",
-                    f"{row['cp']} kB")
-            wrc = rc.get((fs, "warm-rc"))
-            c.check(wrc == (0 if row["warm"] == full else 1),
-                    f"{name} {fs}: --warm exits {wrc}, as the next run is {row['warm']} kB",
-                    f"exit {wrc}: {js.get((fs, 'warm-rc'))}")
-        for k in ("rewrite", "cold"):
-            p = (js.get((fs, "pid-" + k)) or [None])[0]
-            if fs != "tmpfs" or k == "rewrite":
-                c.check(isinstance(p, dict) and p.get("pmd_mapped_bytes") == row[k] * 1024,
-                        f"{name} {fs}: --pid on the running fixture ({k}) says {row[k]} kB",
-                        f"{p}")
-        row["host"] = check_host(c, name, fs, row, js, full)
-        rows.append(row)
+        if check_fs(c, row, kb, js, rc):
+            rows.append(row)
     tmpfs = next((r for r in rows if r["fs"] == "tmpfs"), None)
     if tmpfs:
         check_report(c, name, js, tmpfs, pmd)
