@@ -13,6 +13,11 @@
 #   make docs-samples  regenerate the README's output samples from real runs
 #                   on the fixtures (scripts/docs-samples.sh; make check
 #                   fails when they differ)
+#   make check-vm   boot Debian's 6.1 and 6.12 kernels (amd64, arm64 4K and
+#                   16K pages) under qemu TCG and measure the outcome in each
+#                   (tests/vm/run.sh; packages cached in build/vm); with
+#                   VM_UPDATE=1 also rewrite tests/vm/results.txt and the
+#                   README's table; VM_GUESTS="NAME..." runs only those
 #   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
 #   make fuzz       libFuzzer, both harnesses, FUZZ_SECONDS each (default 60)
 #   make corpus     rewrite and check copies of the system's ELF files
@@ -101,8 +106,8 @@ WRITE_TESTS = tests/test_rewrite
 WRITE_OBJS  = $(filter-out src/main.o,$(OBJS))
 WRITE_WRAP  = -Wl,--wrap=pwrite64,--wrap=pwrite,--wrap=copy_file_range
 
-.PHONY: all check mutation demo docs-samples bench fuzz fuzz-coverage corpus deps deb install \
-        install-files uninstall clean
+.PHONY: all check check-vm mutation demo docs-samples bench fuzz fuzz-coverage corpus deps deb \
+        install install-files uninstall clean
 
 all: elfthp-align
 
@@ -163,6 +168,9 @@ mutation: $(MUTANT_TESTS)
 
 demo: elfthp-align
 	@sh examples/demo.sh
+
+check-vm:
+	@SRCS="$(SRCS)" bash tests/vm/run.sh $(if $(VM_UPDATE),--update) $(VM_GUESTS)
 
 docs-samples: elfthp-align
 	@bash scripts/docs-samples.sh

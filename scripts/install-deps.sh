@@ -16,11 +16,14 @@ TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl e2fsprogs
 # Building and checking the Debian package (make deb, .ci/run); devscripts
 # has hardening-check.
 PACKAGE="dpkg-dev debhelper lintian devscripts"
+# make check-vm: qemu (TCG) for amd64 and arm64 guests, busybox for the
+# initramfs, depmod for the kernels' module dependencies.
+VM="qemu-system-x86 qemu-system-arm busybox-static kmod xz-utils"
 # Peers and timers for make bench.
 BENCH="hyperfine patchelf pax-utils time"
 
 missing=""
-for p in $BUILD $TEST $PACKAGE $BENCH; do
+for p in $BUILD $TEST $PACKAGE $VM $BENCH; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done

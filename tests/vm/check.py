@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
+"""check.py [--update] VMDIR RESULTS NAME... - the assertions of make check-vm.
+
+Reads what each guest printed (VMDIR/g/NAME/console.log, see
+tests/vm/guest.sh) and checks:
+  - the guest booted and finished, and nothing failed to be measured;
+  - negative controls: the original fixture (tmpfs, ext4, XFS) and a cp of
+    the rewritten one (ext4, XFS) are 0 kB PMD-mapped;
+  - tmpfs huge=always: the rewrite is windows x PMD (windows from readelf
+    on the host, PMD from the page size; the guest's hpage_pmd_size must
+    agree);
+  - every figure is 0 or windows x PMD (a partly huge file is a failure);
+  - --warm exits 0 exactly when the next run is huge, 1 when it is not;
+  - --host's verdict for each file system agrees with what was measured
+    there (after the rewrite, after --warm), and so do its probe figures;
+  - --report's NOW and AFTER for the guest's own geometry equal what the
+    original and the rewritten fixture measured on tmpfs (where only the
+    layout decides);
+  - --pid's PMD-mapped bytes equal smaps' for the running fixture;
+  - the results equal RESULTS (tests/vm/results.txt, what the README's
+    table is made from), the kernel's exact release aside; with --update,
+    RESULTS is rewritten instead.
+Writes VMDIR/results.txt; prints "ok - ..." or "FAIL - ..." per check and
+"check-vm: N passed, N failed"; exits 1 on any failure.
+"""
+import json
+import os
+import re
+import sys
+
+COLUMNS = ["guest", "release", "arch", "page", "fs", "windows", "full_kb", "orig",
+           "rewrite", "cold", "warm", "cp", "aligned", "host"]
+HEADER = """\
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
+# Measured by make check-vm (tests/vm/run.sh --update writes this file; the
+# README's run-time table is made from it by tests/vm/table.sh).
+# FilePmdMapped or ShmemPmdMapped (kB) of the rewritten fixture in each guest:
+# orig: the fixture as linked; rewrite: the run after elfthp-align -o;
+# cold: after fsync + POSIX_FADV_DONTNEED; warm: after that and --warm;
+# cp: a cp of the rewritten file; aligned: that cp after `elfthp-align FILE`
+# (already aligned); host: --host's verdict for the file system.
+# '-' where a case does not apply (a tmpfs has no cache to drop).
+"""
+PMD = {"4k": 2 << 20, "16k": 32 << 20}
+
+
+class Checks:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def check(self, ok, what, why=""):
+        if ok:
+            self.passed += 1
+            print(f"ok - {what}")
+        else:
+            self.failed += 1
+            print(f"FAIL - {what}: {why}")
+        return ok
+
+
+def text_windows(phdrs, pmd):
+    """Windows of the executable PT_LOAD (readelf -lW output)."""
+    for line in phdrs.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0] == "LOAD" and "E" in f[6:-1]:
+            vaddr, filesz = int(f[2], 16), int(f[4], 16)
+            return max(0, (vaddr + filesz) // pmd - (vaddr + pmd - 1) // pmd)
+    return None
+
+
+def parse_console(text):
+    """{(fs, case): kb}, {(fs, what): [json]}, {(fs, what): rc}, [errors]."""
+    kb, js, rc, errs = {}, {}, {}, []
+    for line in text.splitlines():
+        line = line.rstrip("\r")
+        m = re.match(r"^VMR (\S+) (\S+) (\d+)$", line)
+        if m:
+            kb[(m[1], m[2])] = int(m[3])
+            continue
+        m = re.match(r"^VMX (\S+) (\S+) (\d+)$", line)
+        if m:
+            rc[(m[1], m[2])] = int(m[3])
+            continue
+        m = re.match(r"^VMJ (\S+) (\S+) (.*)$", line)
+        if m:
+            try:
+                js.setdefault((m[1], m[2]), []).append(json.loads(m[3]))
+            except ValueError:
+                js.setdefault((m[1], m[2]), []).append(m[3])
+            continue
+        if line.startswith("VMERR "):
+            errs.append(line[6:])
+    return kb, js, rc, errs
+
+
+def host_verdict(js, fs):
+    for o in js.get((fs, "host"), []):
+        if isinstance(o, dict) and "path" in o:
+            return o
+    return None
+
+
+# What --host's verdict says the rewrite and --warm give.
+HOST_MEANS = {
+    "huge-after-rewrite-and-warm": (True, True),
+    "huge-after-rewrite": (True, False),
+    "huge-after-warm": (False, True),
+    "no-huge-folios": (False, False),
+    "no-huge-page": (False, False),
+}
+
+
+def check_host(c, name, fs, row, js, full):
+    v = host_verdict(js, fs)
+    if not c.check(v is not None, f"{name} {fs}: --host gives a verdict",
+                   f"no path object in {js.get((fs, 'host'))}"):
+        return "none"
+    status = v["status"]
+    means = HOST_MEANS.get(status)
+    got_write = row["rewrite"] == full
+    c.check(means is not None and means[0] == got_write,
+            f"{name} {fs}: --host '{status}' agrees with the rewrite ({row['rewrite']} kB)",
+            f"--host says the rewrite {'is' if means and means[0] else 'is not'} huge; "
+            f"measured {row['rewrite']} of {full} kB")
+    c.check((v["write_pmd_bytes"] > 0) == got_write,
+            f"{name} {fs}: --host's write probe ({v['write_pmd_bytes']} B) agrees with the rewrite",
+            f"probe {v['write_pmd_bytes']} B PMD-mapped, the rewrite {row['rewrite']} kB")
+    if row["warm"] != "-":
+        got_warm = row["warm"] == full
+        c.check(means is not None and means[1] == got_warm,
+                f"{name} {fs}: --host '{status}' agrees with --warm ({row['warm']} kB)",
+                f"--host says --warm {'gives' if means and means[1] else 'does not give'} "
+                f"huge pages; measured {row['warm']} of {full} kB")
+        c.check((v["warm_pmd_bytes"] > 0) == got_warm,
+                f"{name} {fs}: --host's readahead probe ({v['warm_pmd_bytes']} B) agrees with --warm",
+                f"probe {v['warm_pmd_bytes']} B PMD-mapped, --warm {row['warm']} kB")
+    return status
+
+
+def own_geometry(report):
+    for g in report.get("geometries", []):
+        if g["name"] == report.get("geometry"):
+            return g
+    return None
+
+
+def check_report(c, name, js, tmpfs, pmd):
+    orig = (js.get(("-", "report-orig")) or [None])[0]
+    rw = (js.get(("tmpfs", "report-rw")) or [None])[0]
+    if not c.check(isinstance(orig, dict) and isinstance(rw, dict),
+                   f"{name}: --report --format json on the original and the rewrite",
+                   f"{orig} / {rw}"):
+        return
+    c.check(orig["pmd_bytes"] == pmd, f"{name}: --report's PMD is the guest's ({pmd})",
+            f"{orig['pmd_bytes']} ({orig['geometry']})")
+    g, gr = own_geometry(orig), own_geometry(rw)
+    if not c.check(g is not None and gr is not None,
+                   f"{name}: --report has the guest's geometry ({orig['geometry']})", "missing"):
+        return
+    pairs = [("NOW (original)", g["huge_bytes_now"], tmpfs["orig"]),
+             ("AFTER (original)", g["huge_bytes_after"], tmpfs["rewrite"]),
+             ("NOW (rewritten)", gr["huge_bytes_now"], tmpfs["rewrite"])]
+    for what, model, kb in pairs:
+        c.check(model == kb * 1024,
+                f"{name}: --report {orig['geometry']} {what} = {model} B, measured on tmpfs",
+                f"the model says {model} B, the tmpfs run {kb * 1024} B")
+
+
+def check_fs(c, row, kb, js, rc):
+    """The checks of one file system in one guest; fills ROW's figures."""
+    name, fs, full, windows = row["guest"], row["fs"], row["full_kb"], row["windows"]
+    cases = ("orig", "rewrite") if fs == "tmpfs" else \
+        ("orig", "rewrite", "cold", "warm", "cp", "aligned")
+    missing = [k for k in cases if (fs, k) not in kb]
+    if not c.check(not missing, f"{name} {fs}: every case measured", f"no figure for {missing}"):
+        return False
+    for k in cases:
+        row[k] = kb[(fs, k)]
+        c.check(row[k] in (0, full), f"{name} {fs} {k}: {row[k]} kB is 0 or all {windows} windows",
+                f"{row[k]} kB, partly huge ({full} kB is every window)")
+    c.check(row["orig"] == 0, f"{name} {fs}: negative control: the original is 0 kB",
+            f"{row['orig']} kB")
+    if fs == "tmpfs":
+        c.check(row["rewrite"] == full, f"{name} tmpfs huge=always: the rewrite is {full} kB",
+                f"{row['rewrite']} kB")
+    else:
+        c.check(row["cp"] == 0, f"{name} {fs}: negative control: a cp of the rewrite is 0 kB",
+                f"{row['cp']} kB")
+        wrc = rc.get((fs, "warm-rc"))
+        c.check(wrc == (0 if row["warm"] == full else 1),
+                f"{name} {fs}: --warm exits {wrc}, as the next run is {row['warm']} kB",
+                f"exit {wrc}: {js.get((fs, 'warm-rc'))}")
+    for k in ("rewrite",) if fs == "tmpfs" else ("rewrite", "cold"):
+        p = (js.get((fs, "pid-" + k)) or [None])[0]
+        c.check(isinstance(p, dict) and p.get("pmd_mapped_bytes") == row[k] * 1024,
+                f"{name} {fs}: --pid on the running fixture ({k}) says {row[k]} kB", f"{p}")
+    row["host"] = check_host(c, name, fs, row, js, full)
+    return True
+
+
+def check_guest(c, vm, name):
+    g = os.path.join(vm, "g", name)
+    failed = os.path.join(g, "failed")
+    if os.path.exists(failed):
+        c.check(False, f"{name}: prepared", open(failed).read().strip())
+        return []
+    try:
+        guest, arch, page, pkg, rel = open(os.path.join(g, "guest.txt")).read().split()
+        console = open(os.path.join(g, "console.log"), errors="replace").read()
+        qrc = open(os.path.join(g, "qemu.rc")).read().strip()
+        phdrs = open(os.path.join(g, "vmfix.phdrs")).read()
+    except (OSError, ValueError) as e:
+        c.check(False, f"{name}: booted", f"missing output: {e}")
+        return []
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|[^\n -~]", "", console)
+    tail = " | ".join(plain.splitlines()[-12:])
+    if not c.check("\nVMDONE" in console.replace("\r", ""), f"{name} ({pkg}): booted and finished",
+                   f"qemu exited {qrc}{' (timed out)' if qrc == '124' else ''}; console: {tail}"):
+        return []
+    kb, js, rc, errs = parse_console(console)
+    for e in errs:
+        c.check(False, f"{name}: measured", e)
+    pmd = PMD[page]
+    guest_pmd = [o for o in js.get(("-", "pmd"), [])]
+    c.check(guest_pmd == [pmd], f"{name}: hpage_pmd_size is {pmd}", f"the guest says {guest_pmd}")
+    windows = text_windows(phdrs, pmd)
+    full = (windows or 0) * pmd // 1024
+    c.check(bool(windows), f"{name}: the fixture has {windows} windows of {pmd >> 20} MiB",
+            "readelf finds no window")
+    rows = []
+    for fs in ("tmpfs", "ext4", "xfs"):
+        row = {k: "-" for k in COLUMNS}
+        row.update(guest=name, release=rel, arch=arch, page=page, fs=fs,
+                   windows=windows, full_kb=full)
+        if check_fs(c, row, kb, js, rc):
+            rows.append(row)
+    tmpfs = next((r for r in rows if r["fs"] == "tmpfs"), None)
+    if tmpfs:
+        check_report(c, name, js, tmpfs, pmd)
+    return rows
+
+
+def fmt(row):
+    return " ".join(str(row[k]) for k in COLUMNS)
+
+
+def read_results(path):
+    out = {}
+    try:
+        for line in open(path):
+            if line.strip() and not line.startswith("#"):
+                f = line.split()
+                out[(f[0], f[4])] = f
+    except OSError:
+        pass
+    return out
+
+
+def main(argv):
+    update = argv[:1] == ["--update"]
+    if update:
+        argv = argv[1:]
+    vm, results, names = argv[0], argv[1], argv[2:]
+    c = Checks()
+    rows = []
+    for name in names:
+        rows += check_guest(c, vm, name)
+    committed = read_results(results)
+    with open(os.path.join(vm, "results.txt"), "w") as f:
+        f.write(HEADER + "".join(fmt(r) + "\n" for r in rows))
+    if update:
+        if c.failed == 0:
+            keep = {k: v for k, v in committed.items() if k[0] not in names}
+            new = {(r["guest"], r["fs"]): fmt(r).split() for r in rows}
+            order = [k for k in committed if k in new or k in keep] + \
+                [k for k in new if k not in committed]
+            with open(results, "w") as f:
+                f.write(HEADER + "".join(" ".join(map(str, (new.get(k) or keep[k]))) + "\n"
+                                         for k in order))
+            print(f"# wrote {results}")
+    else:
+        for r in rows:
+            want = committed.get((r["guest"], r["fs"]))
+            got = fmt(r).split()
+            same = want is not None and want[:1] + want[2:] == got[:1] + got[2:]
+            c.check(same, f"{r['guest']} {r['fs']}: as in tests/vm/results.txt",
+                    f"measured [{' '.join(got)}], committed [{' '.join(want or [])}]"
+                    " (make check-vm VM_UPDATE=1 rewrites it and the README table)")
+    print(f"check-vm: {c.passed} passed, {c.failed} failed")
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

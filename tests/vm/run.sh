@@ -1,0 +1,254 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
+# run.sh [--update] [GUEST...] - boot Debian's kernels under qemu (TCG) and
+# measure what the tool's outcome is on each (make check-vm).
+#
+# The matrix (tests/vm/matrix.txt): Debian 12's 6.1 and bookworm's 6.12 on
+# amd64, 6.12 on arm64 with 4K pages and with 16K pages.  For each guest:
+#   - the kernel package and busybox-static for its architecture are fetched
+#     with apt-get download (a private apt state in build/vm/apt, so that
+#     arm64 packages need no dpkg --add-architecture), extracted with
+#     dpkg-deb -x and cached in build/vm;
+#   - the tool is built statically for the guest (aarch64-linux-gnu-gcc and
+#     the arm64 -dev packages' .a files in build/vm/sysroot-arm64), with
+#     tests/vm/vmfix.c (a static lld program with 16 MiB of text, 128 MiB
+#     on 16K pages) and tests/vm/dropcache.c;
+#   - an initramfs holds them, the modules for virtio disks, loop, ext4 and
+#     XFS (and what modules.dep says they need), the kernel's config as
+#     /boot/config-RELEASE (what --host reads on Debian) and
+#     tests/vm/guest.sh as /init; two virtio disks hold empty ext4 and XFS
+#     images;
+#   - qemu boots it with -accel tcg; the guest prints its measurements on
+#     the serial console and powers off;
+#   - tests/vm/check.py asserts on them and writes build/vm/results.txt.
+# Guests run VM_JOBS (default 2) at a time, each with VM_TIMEOUT seconds
+# (default 600); VM_MATRIX names another matrix file.  A package that
+# cannot be fetched, a guest that does not boot or finish, and a
+# measurement that failed are failures with their reason: the matrix is
+# the test, nothing in it is skipped.
+#
+# --update also copies the results to tests/vm/results.txt and regenerates
+# the README's table from them (tests/vm/table.sh); without it, a result
+# that differs from tests/vm/results.txt is a failure.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+VM=${VM_DIR:-$ROOT/build/vm}
+JOBS=${VM_JOBS:-2}
+TIMEOUT=${VM_TIMEOUT:-600}
+MATRIX=${VM_MATRIX:-$HERE/matrix.txt}
+update=0
+[ "${1:-}" = --update ] && { update=1; shift; }
+
+die() { echo "check-vm: $*" >&2; echo "check-vm: 0 passed, 1 failed"; exit 1; }
+mkdir -p "$VM"/debs "$VM"/apt/lists/partial "$VM"/apt/cache/archives/partial || die "cannot create $VM"
+VM=$(cd "$VM" && pwd)
+for t in qemu-system-x86_64 qemu-system-aarch64 aarch64-linux-gnu-gcc gcc ld.lld \
+         depmod dpkg-deb apt-get busybox mkfs.ext4 mkfs.xfs xz gzip python3 readelf; do
+    command -v "$t" > /dev/null || die "$t not installed (make deps installs it)"
+done
+
+# --- packages -----------------------------------------------------------
+
+APT_OPTS=(-o APT::Architectures::=amd64 -o APT::Architectures::=arm64
+          -o Dir::State::Lists="$VM/apt/lists" -o Dir::Cache="$VM/apt/cache"
+          -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+# The private package lists, refreshed once a day.
+if [ -z "$(find "$VM/apt/lists" -name '*_Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
+    echo "# apt-get update (amd64 and arm64 lists in $VM/apt)"
+    apt-get -qq "${APT_OPTS[@]}" update || die "apt-get update failed"
+fi
+
+# resolve SPEC ARCH: the package a matrix line names.  dep:META is the
+# kernel package META depends on; re:REGEX the newest package matching it.
+resolve() {
+    local spec=$1 arch=$2
+    case $spec in
+        dep:*) apt-cache "${APT_OPTS[@]}" depends "${spec#dep:}:$arch" 2>/dev/null |
+                   sed -n 's/^ *Depends: \(linux-image-[^:]*\).*/\1/p' | head -1 ;;
+        re:*) apt-cache "${APT_OPTS[@]}" pkgnames linux-image- 2>/dev/null |
+                  grep -E "${spec#re:}" | sort -V | tail -1 ;;
+    esac
+}
+
+# fetch PKG ARCH: the .deb's path, downloaded once.
+fetch() {
+    local deb
+    deb=$(ls "$VM/debs/${1}_"*"_$2.deb" 2>/dev/null | head -1)
+    if [ -z "$deb" ]; then
+        (cd "$VM/debs" && apt-get -qq "${APT_OPTS[@]}" download "$1:$2" >&2) || return 1
+        deb=$(ls "$VM/debs/${1}_"*"_$2.deb" 2>/dev/null | head -1)
+    fi
+    [ -n "$deb" ] && echo "$deb"
+}
+
+# extract DEB DIR: dpkg-deb -x, once.
+extract() {
+    [ -f "$2/.done" ] && return 0
+    rm -rf "$2" && mkdir -p "$2" && dpkg-deb -x "$1" "$2" && touch "$2/.done"
+}
+
+# --- what runs in the guests ----------------------------------------------
+
+SRCS=${SRCS:-$(sed -n '/^SRCS = /,/[^\\]$/p' "$ROOT/Makefile" | sed 's/^SRCS = //; s/\\//')}
+SYSROOT=$VM/sysroot-arm64
+arm64_sysroot() {
+    local p deb
+    [ -f "$SYSROOT/.done" ] && return 0
+    for p in libelf-dev libbsd-dev libmd-dev zlib1g-dev; do
+        deb=$(fetch "$p" arm64) || die "cannot fetch $p:arm64"
+        dpkg-deb -x "$deb" "$SYSROOT" || die "cannot extract $deb"
+    done
+    touch "$SYSROOT/.done"
+}
+
+# build_arch ARCH: the static tool, dropcache and fixtures for ARCH in
+# $VM/ARCH (rebuilt when the sources change).
+build_arch() {
+    local arch=$1 o=$VM/$1 cc flags=() lib=() stamp pad
+    mkdir -p "$o"
+    if [ "$arch" = arm64 ]; then
+        arm64_sysroot
+        mkdir -p "$VM/lldbin" && ln -sf "$(command -v ld.lld)" "$VM/lldbin/ld.lld"
+        cc=aarch64-linux-gnu-gcc
+        flags=(-isystem "$SYSROOT/usr/include") lib=(-L"$SYSROOT/usr/lib/aarch64-linux-gnu")
+    else
+        cc=gcc
+    fi
+    stamp=$( (cd "$ROOT" && cat $SRCS include/*.h tests/vm/vmfix.c tests/vm/dropcache.c) |
+             sha256sum | cut -d' ' -f1)
+    [ "$(cat "$o/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+    echo "# building the tool and fixtures for $arch"
+    (cd "$ROOT" && $cc -static -O2 -pthread -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE \
+        "${flags[@]}" $SRCS -o "$o/elfthp-align" "${lib[@]}" -lelf -lbsd -lmd -lz) ||
+        die "static build of the tool for $arch failed"
+    $cc -O2 -static -Wall "$HERE/dropcache.c" -o "$o/dropcache" || die "dropcache for $arch"
+    for pad in 16 128; do
+        $cc -O2 -static -B"$VM/lldbin" -fuse-ld=lld -DPAD=$((pad << 20)) \
+            "$HERE/vmfix.c" -o "$o/vmfix-$pad" || die "vmfix for $arch"
+    done
+    echo "$stamp" > "$o/.stamp"
+}
+
+# modules KDIR RELEASE OUT: copy the modules the guest loads (and what
+# modules.dep says they need) into OUT/lib/modules, uncompressed, and list
+# them in load order in OUT/etc/modules.list.  Built-in ones are skipped.
+modules() {
+    local k=$1/lib/modules/$2 out=$3 m
+    [ -f "$k/modules.dep" ] || depmod -b "$1" "$2" || return 1
+    mkdir -p "$out/lib/modules" "$out/etc"
+    : > "$out/etc/modules.list"
+    SEEN=" "
+    for m in virtio_ring virtio virtio_pci virtio_blk crc32c_generic crc32c-intel \
+             libcrc32c loop ext4 xfs; do
+        add_module "$k" "$out" "$m" || return 1
+    done
+}
+add_module() {
+    local k=$1 out=$2 m=$3 line path deps d
+    line=$(grep -E "(^|/)$m\.ko(\.xz|\.zst)?:" "$k/modules.dep" | head -1)
+    if [ -z "$line" ]; then
+        grep -qE "(^|/)$m\.ko" "$k/modules.builtin" && return 0
+        [ "$m" = crc32c-intel ] && return 0     # x86 only
+        WHY="module $m is neither in modules.dep nor built in"; return 1
+    fi
+    path=${line%%:*} deps=${line#*:}
+    case $SEEN in *" $path "*) return 0 ;; esac
+    SEEN="$SEEN$path "
+    for d in $(echo $deps | tr ' ' '\n' | tac); do
+        d=${d##*/}; d=${d%%.ko*}
+        add_module "$k" "$out" "$d" || return 1
+    done
+    case $path in
+        *.xz) xz -dc "$k/$path" > "$out/lib/modules/$m.ko" ;;
+        *) cp "$k/$path" "$out/lib/modules/$m.ko" ;;
+    esac || { WHY="cannot copy $path"; return 1; }
+    echo "$m.ko" >> "$out/etc/modules.list"
+}
+
+# prepare NAME ARCH PAGE SPEC: kernel, initramfs and disks in $VM/g/NAME;
+# sets KERNEL; returns 1 with WHY.
+prepare() {
+    local name=$1 arch=$2 page=$3 spec=$4 g=$VM/g/$1 pkg deb kdir rel pad
+    pkg=$(resolve "$spec" "$arch")
+    [ -n "$pkg" ] || { WHY="no package for $spec on $arch in the apt lists"; return 1; }
+    deb=$(fetch "$pkg" "$arch") || { WHY="cannot fetch $pkg:$arch"; return 1; }
+    kdir=$VM/k/$pkg
+    extract "$deb" "$kdir" || { WHY="cannot extract $deb"; return 1; }
+    rel=$(ls "$kdir/lib/modules" | head -1)
+    KERNEL=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
+    [ -n "$rel" ] && [ -n "$KERNEL" ] || { WHY="$pkg has no kernel or modules"; return 1; }
+    deb=$(fetch busybox-static "$arch") || { WHY="cannot fetch busybox-static:$arch"; return 1; }
+    extract "$deb" "$VM/busybox-$arch" || { WHY="cannot extract $deb"; return 1; }
+    rm -rf "$g" && mkdir -p "$g/root"/{bin,sbin,usr/bin,boot,etc,fix,proc,sys,dev,tmp,mnt}
+    modules "$kdir" "$rel" "$g/root" || return 1
+    cp "$VM/busybox-$arch/bin/busybox" "$g/root/bin/busybox"
+    for a in $(busybox --list); do
+        [ "$a" = busybox ] || ln -sf busybox "$g/root/bin/$a"
+    done
+    cp "$kdir/boot/config-$rel" "$g/root/boot/config-$rel"
+    cp "$VM/$arch/elfthp-align" "$VM/$arch/dropcache" "$g/root/usr/bin/"
+    pad=16; [ "$page" = 16k ] && pad=128
+    cp "$VM/$arch/vmfix-$pad" "$g/root/fix/vmfix"
+    cp "$HERE/guest.sh" "$g/root/init" && chmod 755 "$g/root/init"
+    printf 'PAGE=%s\n' "$page" > "$g/root/etc/vm.conf"
+    (cd "$g/root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 > "$g/initrd.gz" ||
+        { WHY="cannot make the initramfs"; return 1; }
+    truncate -s 1G "$g/ext4.img" "$g/xfs.img"
+    mkfs.ext4 -q -F "$g/ext4.img" && mkfs.xfs -q -f "$g/xfs.img" ||
+        { WHY="mkfs failed"; return 1; }
+    printf '%s %s %s %s %s\n' "$name" "$arch" "$page" "$pkg" "$rel" > "$g/guest.txt"
+    readelf -lW "$g/root/fix/vmfix" > "$g/vmfix.phdrs"
+}
+
+# boot NAME ARCH PAGE: qemu under TCG, the console in $VM/g/NAME/console.log.
+boot() {
+    local g=$VM/g/$1 mem=2048 q
+    [ "$3" = 16k ] && mem=3072
+    if [ "$2" = amd64 ]; then
+        q=(qemu-system-x86_64 -accel tcg -cpu max -append "console=ttyS0 quiet panic=-1")
+    else
+        q=(qemu-system-aarch64 -accel tcg -machine virt -cpu max,pauth-impdef=on
+           -append "console=ttyAMA0 quiet panic=-1")
+    fi
+    timeout "$TIMEOUT" "${q[@]}" -m "$mem" -smp 1 -nographic -no-reboot -nic none \
+        -kernel "$KERNEL" -initrd "$g/initrd.gz" \
+        -drive "file=$g/ext4.img,format=raw,if=virtio" \
+        -drive "file=$g/xfs.img,format=raw,if=virtio" > "$g/console.log" 2>&1
+    echo $? > "$g/qemu.rc"
+}
+
+# --- the matrix -------------------------------------------------------------
+
+t0=$(date +%s)
+build_arch amd64
+build_arch arm64
+names=()
+while read -r name arch page spec; do
+    case $name in ''|'#'*) continue ;; esac
+    if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
+    names+=("$name")
+    rm -f "$VM/g/$name/qemu.rc"
+    if ! prepare "$name" "$arch" "$page" "$spec"; then
+        mkdir -p "$VM/g/$name" && echo "prepare: $WHY" > "$VM/g/$name/failed"
+        continue
+    fi
+    rm -f "$VM/g/$name/failed"
+    echo "# boot $name ($(cut -d' ' -f5 "$VM/g/$name/guest.txt"), $arch, $page pages)"
+    boot "$name" "$arch" "$page" < /dev/null &
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+done < "$MATRIX"
+wait
+echo "# guests: $(( $(date +%s) - t0 )) s"
+[ ${#names[@]} -gt 0 ] || die "no guest in $MATRIX matches: $*"
+
+args=()
+[ $update -eq 1 ] && args=(--update)
+python3 "$HERE/check.py" "${args[@]}" "$VM" "$HERE/results.txt" "${names[@]}"
+rc=$?
+if [ $update -eq 1 ] && [ $rc -eq 0 ]; then
+    bash "$HERE/table.sh" || rc=1
+fi
+echo "# check-vm: $(( $(date +%s) - t0 )) s"
+exit $rc
