@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@
  * or, for a mapped file the reader refused, libelf's or our reason. */
 struct proc_error {
 	const char *call;
-	char file[128];
+	char file[PATH_MAX + 64];
 	int err;
 	char detail[256];
 };
@@ -288,32 +289,43 @@ fs_keeps_huge(const char *path, char *type, size_t len)
 }
 
 /*
- * The mapped inode itself: its path if that still names it, else
+ * The mapped inode itself: its path, seen from the process's root (a
+ * container's, a chroot's), if that still names it; else
  * /proc/PID/map_files/START-END.  Returns the fd, -1 with pe filled on an
- * error, or -2 where only map_files could say and it is refused (EPERM:
- * it needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE).
+ * error, or -2 for a replaced file where map_files is refused (it needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): its windows are then unknown.
  */
 static int
 open_mapped(const struct proc *p, const struct smap *m, bool replaced,
     struct proc_error *pe)
 {
-	char path[128];
+	char path[PATH_MAX + 64], mapped[128];
 	struct stat st;
-	int fd;
+	int fd, err = 0;
 
-	if (!replaced && (fd = open(m->path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == m->inode)
+	snprintf(path, sizeof(path), "/proc/%ld/root%s", p->pid, m->path);
+	if (!replaced) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 &&
+		    errno != ENOENT && errno != EACCES && errno != EPERM)
+			return fail(pe, "open", path, errno);
+		if (fd < 0)
+			err = errno;
+		else if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == m->inode)
 			return fd;
-		close(fd);
-	} else if (!replaced && errno != EACCES && errno != ENOENT)
-		return fail(pe, "open", m->path, errno);
-	snprintf(path, sizeof(path), "/proc/%ld/map_files/%" PRIx64 "-%" PRIx64,
-	    p->pid, m->m.start, m->m.end);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+		else {
+			close(fd);
+			err = ESTALE;	/* the path names another file now */
+		}
+	}
+	snprintf(mapped, sizeof(mapped), "/proc/%ld/map_files/%" PRIx64 "-%"
+	    PRIx64, p->pid, m->m.start, m->m.end);
+	if ((fd = open(mapped, O_RDONLY | O_CLOEXEC)) >= 0)
 		return fd;
+	if (!replaced)		/* the path refused, and map_files too */
+		return fail(pe, "open", path, err);
 	if (errno == EPERM || errno == EACCES)
 		return -2;
-	return fail(pe, "open", path, errno);
+	return fail(pe, "open", mapped, errno);
 }
 
 /* Read the headers of the file m maps into kf; see open_mapped. */
@@ -370,6 +382,7 @@ known(struct scan *s, const struct proc *p, const struct smap *m,
 	*kf = (struct known_file){ .inode = m->inode, .path = strdup(m->path) };
 	snprintf(kf->dev, sizeof(kf->dev), "%s", m->dev);
 	if (kf->path == NULL) {
+		s->nknown--;
 		fail(pe, "malloc", m->path, ENOMEM);
 		return NULL;
 	}
@@ -379,7 +392,13 @@ known(struct scan *s, const struct proc *p, const struct smap *m,
 		kf->path[n - (sizeof(deleted) - 1)] = '\0';
 		kf->replaced = true;
 	}
-	return read_known(kf, p, m, pe) == 0 ? kf : NULL;
+	if (read_known(kf, p, m, pe) == 0)
+		return kf;
+	/* Not kept: the next process that maps it tries again. */
+	free(kf->path);
+	layout_free(&kf->layout);
+	s->nknown--;
+	return NULL;
 }
 
 /* Pages present in the window at va, from pagemap. */
@@ -419,10 +438,12 @@ measure(const struct scan *s, const struct proc *p,
     const struct known_file *kf, const struct smap *ms, size_t n,
     struct pid_row *row, struct proc_error *pe)
 {
-	struct pid_map maps[64];
-	uint64_t *at, present, ro_pmd = 0;
+	uint64_t *at = NULL, present, ro_pmd = 0;
+	struct pid_map *maps;
 	size_t i, k, placed;
 
+	if ((maps = calloc(n, sizeof(*maps))) == NULL)
+		return fail(pe, "malloc", kf->path, ENOMEM);
 	row->facts = (struct pid_facts){ .windows_known = kf->windows_known,
 		.replaced = kf->replaced, .thp_disabled = p->thp_disabled,
 		.fs_keeps_huge = kf->fs_keeps_huge, .pmd = s->pmd };
@@ -431,32 +452,30 @@ measure(const struct scan *s, const struct proc *p,
 		row->resident += ms[i].rss;
 		if (!ms[i].m.writable)
 			ro_pmd += ms[i].pmd_mapped;
-		if (i < 64)
-			maps[i] = ms[i].m;
+		maps[i] = ms[i].m;
 	}
 	row->facts.huge = ro_pmd / s->pmd;
-	if (!kf->windows_known)
-		return 0;
-	row->facts.windows = pid_file_windows(&kf->layout, s->pmd);
-	if (row->facts.windows == 0)
-		return 0;
-	if ((at = calloc(row->facts.windows, sizeof(*at))) == NULL)
+	if (kf->windows_known)
+		row->facts.windows = pid_file_windows(&kf->layout, s->pmd);
+	if (row->facts.windows > 0 &&
+	    (at = calloc(row->facts.windows, sizeof(*at))) == NULL) {
+		free(maps);
 		return fail(pe, "malloc", kf->path, ENOMEM);
-	placed = pid_place_windows(&kf->layout, maps, n < 64 ? n : 64, s->pmd,
-	    at, row->facts.windows);
+	}
+	placed = row->facts.windows == 0 ? 0 : pid_place_windows(&kf->layout,
+	    maps, n, s->pmd, at, row->facts.windows);
+	free(maps);
 	row->facts.placed = placed;
 	for (k = 0; k < placed; k++) {
-		if (present_pages(p, s, at[k], &present, pe) != 0) {
-			free(at);
-			return -1;
-		}
+		if (present_pages(p, s, at[k], &present, pe) != 0)
+			break;
 		if (present == 0)
 			continue;
 		row->facts.resident++;
 		row->rss_if_huge += s->pmd - present * s->page;
 	}
 	free(at);
-	return 0;
+	return k < placed ? -1 : 0;
 }
 
 /* The mappings of one file are adjacent once sorted by inode and dev. */
@@ -548,8 +567,9 @@ proc_failed(struct scan *s, long pid, bool named, const struct proc_error *pe)
 	bool gone = pe->err == ENOENT || pe->err == ESRCH;
 	bool denied = pe->err == EACCES || pe->err == EPERM;
 	bool ours = strncmp(pe->file, "/proc/", 6) == 0 &&
-	    strstr(pe->file, "/map_files/") == NULL && pe->detail[0] == '\0';
-	char msg[512];
+	    strstr(pe->file, "/map_files/") == NULL &&
+	    strstr(pe->file, "/root/") == NULL && pe->detail[0] == '\0';
+	char msg[PATH_MAX + 512];
 
 	error_message(msg, sizeof(msg), pe);
 	if (!named && ours && (gone || denied)) {

@@ -408,10 +408,11 @@ pid_file_text(FILE *f, const struct pid_row *rows, size_t n)
 		fprintf(f, " (the rest: %s)", rest);
 	}
 	if (r->facts.windows > 0)
-		fprintf(f, "; %" PRIu64 " of %" PRIu64 " window%s huge (%s)",
-		    r->facts.huge < r->facts.windows ? r->facts.huge :
-		    r->facts.windows, r->facts.windows,
-		    r->facts.windows == 1 ? "" : "s", huge);
+		fprintf(f, "; %" PRIu64 " of %" PRIu64 " window%s huge%s%s%s",
+		    r->verdict.huge_bytes / r->facts.pmd, r->facts.windows,
+		    r->facts.windows == 1 ? "" : "s", r->verdict.huge_bytes ?
+		    " (" : "", r->verdict.huge_bytes ? huge : "",
+		    r->verdict.huge_bytes ? ")" : "");
 	fprintf(f, "; %s\n", who);
 	pid_fix_text(fix, sizeof(fix), command, sizeof(command), rows, n);
 	if (fix[0] != '\0')

@@ -24,8 +24,10 @@
 # --pid all finds huge/'s process under its library; a missing pid among
 # others is an error (exit 2) and the others are still reported.
 # Fault injection: proc_fault.so (LD_PRELOAD) fails each open, read and
-# pread of /proc/PID/... in turn; each is exit 2, a message naming the call,
-# the file and the errno, and no status on stdout.  So is ulimit -n 4
+# pread of /proc/PID/... in turn (the mapped files are opened through
+# /proc/PID/root: those opens too); each is exit 2, a message naming the call,
+# the file and the errno, and no status on stdout; so does a short read of
+# pagemap.  So is ulimit -n 4
 # (the tool's libraries load, then its second descriptor is refused).
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
@@ -299,6 +301,19 @@ if need "fault injection" "cannot build the LD_PRELOAD shim" \
                 "rc=$rc stdout=[$(head -c 300 "$WORK/fault.out")] stderr=[$(cat "$WORK/fault.err")]"
         fi
     done
+    # A short read of pagemap: its last pread.
+    k=$(grep -n ' pread /proc/[0-9]*/pagemap$' "$WORK/calls" | tail -1 | cut -d: -f1)
+    call=$(sed -n "${k}p" "$WORK/calls" | cut -d' ' -f2-)
+    ELFTHP_FAULT_SHORT=1 ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT timeout 60 "$TOOL" --pid "$P_huge" \
+        > "$WORK/fault.out" 2> "$WORK/fault.err"
+    rc=$?
+    if [ "$rc" -eq 2 ] && grep -qF "pid $P_huge: $call: short read" "$WORK/fault.err" &&
+        [ ! -s "$WORK/fault.out" ]; then
+        pass "short $call: exit 2, named, no status"
+    else
+        fail "short $call: exit 2, named, no status" \
+            "rc=$rc stdout=[$(head -c 300 "$WORK/fault.out")] stderr=[$(cat "$WORK/fault.err")]"
+    fi
     ELFTHP_FAULT_N=1 LD_PRELOAD=$FAULT timeout 60 "$TOOL" --pid all > "$WORK/fault.out" 2> "$WORK/fault.err"
     rc=$?
     if [ "$rc" -eq 2 ] && grep -q "Too many open files" "$WORK/fault.err"; then
