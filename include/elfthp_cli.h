@@ -86,7 +86,7 @@ struct pid_row {
 	const char *path;	/* as the mapping names it, " (deleted)" cut */
 	char dev[16];
 	uint64_t inode;
-	const char *fs_type;	/* PID_NO_HUGE_FOLIOS: which; "" unknown */
+	char fs_type[32];	/* its file system's type; "" unknown */
 	struct pid_facts facts;
 	struct pid_verdict verdict;
 	uint64_t pmd_mapped;	/* FilePmdMapped + ShmemPmdMapped, bytes */

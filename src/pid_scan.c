@@ -510,7 +510,8 @@ measure_files(struct scan *s, struct proc *p, struct proc_error *pe)
 {
 	size_t i, j, k;
 
-	qsort(p->maps, p->nmaps, sizeof(*p->maps), by_file);
+	if (p->nmaps > 1)	/* qsort's array must not be NULL, even empty */
+		qsort(p->maps, p->nmaps, sizeof(*p->maps), by_file);
 	for (i = 0; i < p->nmaps; i = j) {
 		const struct known_file *kf;
 		struct pid_row row = { .pid = p->pid };
@@ -530,9 +531,9 @@ measure_files(struct scan *s, struct proc *p, struct proc_error *pe)
 			continue;
 		snprintf(row.comm, sizeof(row.comm), "%s", p->comm);
 		snprintf(row.dev, sizeof(row.dev), "%s", kf->dev);
-		row.path = kf->path;
+		row.path = kf->path;	/* its own allocation: stays put */
 		row.inode = kf->inode;
-		row.fs_type = kf->fs_type;
+		snprintf(row.fs_type, sizeof(row.fs_type), "%s", kf->fs_type);
 		if (measure(s, p, kf, &p->maps[i], j - i, &row, pe) != 0)
 			return -1;
 		pid_decide(&row.facts, &row.verdict);
@@ -726,7 +727,8 @@ print_rows(struct scan *s, struct pid_summary *sum)
 {
 	size_t i, j;
 
-	qsort(s->rows, s->nrows, sizeof(*s->rows), by_gain);
+	if (s->nrows > 1)
+		qsort(s->rows, s->nrows, sizeof(*s->rows), by_gain);
 	for (i = 0; i < s->nrows; i = j) {
 		for (j = i + 1; j < s->nrows && same_group(&s->rows[i],
 		    &s->rows[j]); j++)

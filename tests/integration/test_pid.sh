@@ -279,6 +279,8 @@ assert "--pid ZOMBIE: a zombie" zombie
 
 # --- faults -----------------------------------------------------------------------------
 FAULT=$WORK/proc_fault.so
+# A SANITIZE=1 build wants its runtime first; the shim comes first here.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 if need "fault injection" "cannot build the LD_PRELOAD shim" \
     gcc -shared -fPIC -O2 -o "$FAULT" "$LIB_DIR/proc_fault.c" -ldl; then
     rm -f "$WORK/calls"
