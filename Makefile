@@ -90,16 +90,18 @@ SRCS = src/main.c src/process.c src/runner.c src/elf_read.c \
        src/pid_scan.c src/hugefs.c src/fs_info.c src/windows.c \
        src/pagecache.c src/warm.c src/host.c src/report_runtime.c \
        src/error_text.c src/findings.c src/json_out.c src/report_check.c \
-       src/path_list.c
+       src/path_list.c src/pid_verdict.c
 OBJS = $(SRCS:.c=.o)
 DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d) $(WRITE_TESTS:=.d)
 # What the planner unit tests link: the pure modules only.
 PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
-            src/impact.o src/hugefs.o src/windows.o src/findings.o
+            src/impact.o src/hugefs.o src/windows.o src/findings.o \
+            src/pid_verdict.o
 
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_geometry \
              tests/unit/test_impact tests/unit/test_compat \
-             tests/unit/test_hugefs tests/unit/test_plan_check
+             tests/unit/test_hugefs tests/unit/test_plan_check \
+             tests/unit/test_pid_verdict
 # The write pass on images it builds with libelf: every object but main.o,
 # and the output writes wrapped so that it can make the Nth one fail.
 WRITE_TESTS = tests/test_rewrite

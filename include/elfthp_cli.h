@@ -62,7 +62,9 @@ struct options {
 	int verbose;
 	unsigned jobs;
 	unsigned lock_timeout;	/* seconds to wait for another run's lock */
-	long pid;
+	long *pids;		/* --pid, in the order given */
+	size_t npids;
+	bool pid_all;		/* --pid all: every user process */
 	const char *output;
 	uint64_t page_size;	/* 0: the machine's default */
 	uint64_t align;		/* 0: from machine and page size */
@@ -91,8 +93,39 @@ int run_all(char **paths, size_t npaths, const struct options *);
 /* host.c: --host. */
 int host_report(char **paths, size_t npaths, const struct options *);
 
-/* pid_scan.c: --pid. */
-int pid_report(long pid, const struct options *);
+/* pid_scan.c: --pid.  One row per file a process maps, measured and
+ * decided (pid_verdict.c); report_runtime.c prints rows grouped by file. */
+struct pid_row {
+	long pid;
+	char comm[20];		/* /proc/PID/comm */
+	const char *path;	/* as the mapping names it, " (deleted)" cut */
+	char dev[16];
+	uint64_t inode;
+	char fs_type[32];	/* its file system's type; "" unknown */
+	struct pid_facts facts;
+	struct pid_verdict verdict;
+	uint64_t pmd_mapped;	/* FilePmdMapped + ShmemPmdMapped, bytes */
+	uint64_t resident;	/* Rss of its mappings, bytes */
+	uint64_t rss_if_huge;	/* more Rss if the resident windows were huge */
+};
+/* A process --pid could not read (vanished, EACCES), or skipped. */
+struct pid_unread {
+	long pid;
+	char message[160];
+};
+struct pid_summary {
+	size_t processes;	/* measured */
+	size_t files;		/* distinct files in the rows */
+	uint64_t huge_bytes;	/* per file, once */
+	uint64_t missed_bytes;
+	size_t fixes[FIX_OTHER_FS + 1];	/* files, by their fix */
+	size_t kernel_threads;	/* skipped by --pid all */
+	size_t zombies;
+	const struct pid_unread *unread;
+	size_t nunread;
+	bool all;
+};
+int pid_report(const struct options *);
 
 
 /* json_out.c: one JSON object per line, a member at a time. */
@@ -143,6 +176,12 @@ void report_warm(FILE *, const struct options *, const char *name,
 void warm_outcome_text(FILE *, const struct warm_result *, bool rewriting,
     bool written);
 void warm_json_fields(struct json *, const struct warm_result *);
+void report_pid_file(FILE *, const struct options *, const struct pid_row *,
+    size_t n);
+void report_pid_summary(FILE *, const struct options *,
+    const struct pid_summary *);
+void report_pid_message(FILE *, const struct options *, long pid,
+    const char *status, const char *message);
 struct host_facts;
 void report_host(FILE *, const struct options *, const struct host_facts *);
 

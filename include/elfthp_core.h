@@ -348,26 +348,62 @@ const char *fs_outcome_name(enum fs_outcome);
 void fs_outcome_sentence(char *, size_t, enum fs_outcome,
     const struct fs_info *, const struct fs_expect *);
 const char *tri_name(enum tri);
-/* --pid: why an eligible mapped file is not (all) PMD-mapped. */
-enum map_why {
-	WHY_NONE,		/* every resident window is PMD-mapped */
-	WHY_THP_DISABLED,	/* the process has THP disabled (prctl) */
-	WHY_REPLACED,		/* the file was replaced since it was mapped */
-	WHY_NO_HUGE_FOLIOS,	/* its file system keeps none */
-	WHY_SMALL_FOLIOS,	/* the page cache holds small folios there */
-	WHY_NOT_TOUCHED,	/* no window resident yet */
+/* pid_verdict.c: --pid, what a running process makes of one mapped
+ * file's windows, and the step that makes the rest huge; pure. */
+enum pid_status {
+	PID_HUGE,		/* every window PMD-mapped */
+	PID_PARTLY_HUGE,	/* some; pid_verdict.rest says why not the rest */
+	PID_SMALL_FOLIOS,	/* resident windows on small page-cache folios */
+	PID_NOT_TOUCHED,	/* placed right, but the process has not run them */
+	PID_LAYOUT,		/* windows not at PMD-aligned addresses */
+	PID_REPLACED,		/* the file was replaced since it was mapped */
+	PID_THP_DISABLED,	/* cannot be huge here: THP off for the process */
+	PID_NO_HUGE_FOLIOS,	/* cannot be huge here: the file system */
+	PID_NOTHING_TO_GAIN,	/* no full window in its read-only PT_LOADs */
 };
-struct map_facts {
-	bool eligible;
-	bool thp_disabled;
-	bool deleted;
+/* The command or act that makes the windows huge. */
+enum pid_fix {
+	FIX_NONE,
+	FIX_REWRITE_RESTART,	/* elfthp-align FILE, then restart */
+	FIX_STOP_WARM_START,	/* stop, elfthp-align --warm FILE, start */
+	FIX_WARM,		/* elfthp-align --warm FILE, while it runs */
+	FIX_RESTART,		/* restart: it maps the old file */
+	FIX_ENABLE_THP,		/* run it without PR_SET_THP_DISABLE */
+	FIX_OTHER_FS,		/* install it on ext4 or XFS */
+};
+/* What was measured for one file in one process (pid_scan.c). */
+struct pid_facts {
+	bool windows_known;	/* false: the mapped file's headers could not
+				   be read (replaced, and map_files refused) */
+	uint64_t windows;	/* full windows of its read-only PT_LOADs */
+	uint64_t placed;	/* of them, at PMD-aligned process addresses */
+	uint64_t resident;	/* placed windows with a page present */
+	uint64_t huge;		/* PMD-mapped windows (FilePmdMapped / PMD) */
+	bool replaced;		/* the mapping names a deleted file */
+	bool thp_disabled;	/* THP_enabled: 0 in /proc/PID/status */
 	enum tri fs_keeps_huge;
-	uint64_t windows_resident;
-	uint64_t pmd_mapped;
 	uint64_t pmd;
 };
-enum map_why map_why(const struct map_facts *);
-const char *map_why_name(enum map_why);
+struct pid_verdict {
+	enum pid_status status;
+	enum pid_status rest;	/* PID_PARTLY_HUGE: what keeps the rest */
+	enum pid_fix fix;
+	uint64_t huge_bytes;	/* windows PMD-mapped */
+	uint64_t missed_bytes;	/* windows that could be huge but are not */
+};
+/* One file mapping of a process, as /proc/PID/smaps lists it. */
+struct pid_map {
+	uint64_t start;
+	uint64_t end;
+	uint64_t offset;
+	bool writable;
+};
+void pid_decide(const struct pid_facts *, struct pid_verdict *);
+const char *pid_status_name(enum pid_status);
+const char *pid_reason_name(enum pid_status);
+uint64_t pid_file_windows(const struct elf_layout *, uint64_t pmd);
+size_t pid_place_windows(const struct elf_layout *, const struct pid_map *,
+    size_t nmaps, uint64_t pmd, uint64_t *addrs, size_t max);
 enum tri collapse_on_files(struct kernel_version, enum tri ro_thp_for_fs);
 bool glibc_aligns_libraries(const char *version);
 

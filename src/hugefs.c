@@ -216,38 +216,3 @@ glibc_aligns_libraries(const char *version)
 	return version != NULL && kernel_version_parse(version, &v) == 0 &&
 	    (v.major > 2 || (v.major == 2 && v.minor >= 35));
 }
-
-/*
- * Why a running process does not map an eligible file with PMDs, most
- * decisive first: a process with THP disabled gets no PMD whatever the
- * cache holds; a replaced file's old inode keeps its old cache; a file
- * system without huge folios cannot help; else the cache holds small ones.
- */
-enum map_why
-map_why(const struct map_facts *m)
-{
-	if (!m->eligible || (m->windows_resident > 0 &&
-	    m->pmd_mapped >= m->windows_resident * m->pmd))
-		return WHY_NONE;
-	if (m->thp_disabled)
-		return WHY_THP_DISABLED;
-	if (m->deleted)
-		return WHY_REPLACED;
-	if (m->fs_keeps_huge == TRI_NO)
-		return WHY_NO_HUGE_FOLIOS;
-	return m->windows_resident > 0 ? WHY_SMALL_FOLIOS : WHY_NOT_TOUCHED;
-}
-
-const char *
-map_why_name(enum map_why w)
-{
-	switch (w) {
-	case WHY_THP_DISABLED: return "thp-disabled";
-	case WHY_REPLACED: return "replaced";
-	case WHY_NO_HUGE_FOLIOS: return "no-huge-folios";
-	case WHY_SMALL_FOLIOS: return "small-folios";
-	case WHY_NOT_TOUCHED: return "not-touched";
-	case WHY_NONE: break;
-	}
-	return "none";
-}

@@ -108,7 +108,8 @@ usage(FILE *f)
 	    "                    path ...\n"
 	    "       elfthp-align --host [--format text|json] [-0] [-f list] "
 	    "[path ...]\n"
-	    "       elfthp-align --pid PID [--format text|json]\n");
+	    "       elfthp-align --pid PID|all [--pid PID ...] [-v] "
+	    "[--format text|json]\n");
 }
 
 static void
@@ -169,8 +170,10 @@ help(void)
 	    "      --host             say what this host and the file systems "
 	    "of the paths do\n"
 	    "                         with huge text; changes nothing\n"
-	    "      --pid PID          show how a running process's ELF files "
-	    "are mapped\n"
+	    "      --pid PID|all      is a running process's text huge, and if "
+	    "not, what\n"
+	    "                         makes it so (repeat it, or all: every "
+	    "process)\n"
 	    "      --format FORMAT    text (default) or json: one object a line, "
 	    "any mode\n"
 	    "  -h, --help             print this help\n"
@@ -179,7 +182,7 @@ help(void)
 	    "with --check, 1 if\nany file would be changed; with --compat, 1 "
 	    "if one is fixable, 3 if one\nneeds a relink; rewriting and "
 	    "--warm, 1 if a window that could be huge is\nnot; 2 if any file "
-	    "failed.\n");
+	    "failed, or a process given to --pid could not be read.\n");
 }
 
 /* "2M", "2MiB", "64k", "0x200000", "2097152". */
@@ -208,6 +211,27 @@ set_mode(struct options *o, enum mode m)
 		errx(EXIT_USAGE, "--report, --check, --warm, --host and --pid "
 		    "exclude each other");
 	o->mode = m;
+}
+
+/* --pid all, or one more PID: every --pid counts, none replaces another. */
+static void
+add_pid(struct options *o, const char *arg)
+{
+	const char *errstr;
+	long pid, *v;
+
+	if (strcmp(arg, "all") == 0) {
+		o->pid_all = true;
+		return;
+	}
+	pid = (long)strtonum(arg, 1, INT32_MAX, &errstr);
+	if (errstr != NULL)
+		errx(EXIT_USAGE, "--pid: '%s' is %s (a process id, or all)", arg,
+		    errstr);
+	if ((v = reallocarray(o->pids, o->npids + 1, sizeof(*v))) == NULL)
+		err(EXIT_USAGE, "--pid");
+	o->pids = v;
+	o->pids[o->npids++] = pid;
 }
 
 static void
@@ -247,9 +271,7 @@ parse_long(struct options *o, int ch, const char *arg)
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
 		set_mode(o, MODE_PID);
-		o->pid = (long)strtonum(arg, 1, INT32_MAX, &errstr);
-		if (errstr != NULL)
-			errx(EXIT_USAGE, "--pid: '%s' is %s", arg, errstr);
+		add_pid(o, arg);
 		break;
 	case OPT_FORMAT:
 		if (strcmp(arg, "text") == 0)
@@ -326,6 +348,8 @@ validate(const struct options *o, int nargs)
 	if (o->mode == MODE_PID) {
 		if (nargs != 0 || o->nlists != 0)
 			errx(EXIT_USAGE, "--pid takes no file arguments");
+		if (o->pid_all && o->npids > 0)
+			errx(EXIT_USAGE, "--pid all already names every process");
 		return;
 	}
 	if (o->nul_lists && o->nlists == 0)
@@ -402,12 +426,13 @@ main(int argc, char **argv)
 	collect_paths(&paths, argv + optind, (size_t)(argc - optind), &o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.mode == MODE_PID)
-		rc = pid_report(o.pid, &o);
+		rc = pid_report(&o);
 	else if (o.mode == MODE_HOST)
 		rc = host_report(paths.v, paths.n, &o);
 	else
 		rc = run_all(paths.v, paths.n, &o);
 	path_list_free(&paths);
 	free(o.lists);
+	free(o.pids);
 	return output_written(rc);
 }

@@ -1,240 +1,285 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
- * --pid: how a running process's ELF files are mapped now.  Reads
- * /proc/PID/smaps (mappings, Rss, FilePmdMapped, ShmemPmdMapped),
- * /proc/PID/mem (is a mapping an ELF file?) and /proc/PID/pagemap (which
- * pages of each PMD window are present).  All three are readable by the
- * process's owner, so no root is needed for one's own processes.
+ * --pid: what running processes make of their ELF files' windows.  Per
+ * process it reads /proc/PID/status (kernel thread, zombie, THP disabled),
+ * /proc/PID/comm, /proc/PID/smaps (file mappings, Rss, FilePmdMapped,
+ * ShmemPmdMapped) and /proc/PID/pagemap (pages present in a window); per
+ * mapped file, its program headers, through its path or, where the path
+ * no longer names the mapped inode, /proc/PID/map_files.  All of these
+ * are readable by the process's owner, so no root is needed for one's own
+ * processes (map_files excepted: replaced files then have no window count).
+ *
+ * A read that failed is an error naming the call, the file and errno, and
+ * exit status 2; it never becomes a status.  pid_verdict.c decides what
+ * the facts mean; report_runtime.c prints them.
  */
+#include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elfthp_cli.h"
 
 #define PAGEMAP_PRESENT (UINT64_C(1) << 63)
+#define MAX_UNREAD 16
 
-struct mapping {
-	uint64_t start;
-	uint64_t end;
-	uint64_t offset;
-	bool writable;
-	uint64_t rss;
-	uint64_t pmd_mapped;
+/* What could not be read: the call, the file, errno (0: a short read),
+ * or, for a mapped file the reader refused, libelf's or our reason. */
+struct proc_error {
+	const char *call;
+	char file[PATH_MAX + 64];
+	int err;
+	char detail[256];
 };
 
-struct mapped_file {
+/* One file mapping, as smaps lists it. */
+struct smap {
+	struct pid_map m;
+	bool exec;
+	uint64_t rss;
+	uint64_t pmd_mapped;
 	char dev[16];
 	uint64_t inode;
 	char *path;
-	struct mapping *maps;
-	size_t nmaps;
+};
+
+/* A file some process maps: its headers are read once. */
+struct known_file {
+	char dev[16];
+	uint64_t inode;
+	char *path;
+	bool replaced;
 	bool is_elf;
-	/* results */
-	uint64_t pmd_mapped, resident, windows, windows_resident, rss_if_huge;
-	bool eligible;
-	enum map_why why;
+	bool windows_known;
+	struct elf_layout layout;
+	enum tri fs_keeps_huge;
+	char fs_type[32];
+};
+
+struct proc {
+	long pid;
+	char comm[20];
+	bool kthread;
+	bool zombie;
+	bool thp_disabled;
+	struct smap *maps;
+	size_t nmaps;
+	int pagemap;
 };
 
 struct scan {
-	long pid;
-	bool thp_disabled;	/* THP_enabled: 0 in /proc/PID/status */
+	const struct options *o;
 	uint64_t pmd;
 	uint64_t page;
-	struct mapped_file *files;
-	size_t nfiles;
+	struct known_file *known;
+	size_t nknown;
+	struct pid_row *rows;
+	size_t nrows;
+	struct pid_unread unread[MAX_UNREAD];
+	size_t nunread;		/* counted; the first MAX_UNREAD named */
+	size_t processes;
+	size_t kthreads;
+	size_t zombies;
+	int rc;
 };
 
-static struct mapped_file *
-file_for(struct scan *s, const char *dev, uint64_t inode, const char *path)
+static int
+fail(struct proc_error *pe, const char *call, const char *file, int err)
 {
-	struct mapped_file *v;
-	char *copy;
-	size_t i;
-
-	for (i = 0; i < s->nfiles; i++)
-		if (s->files[i].inode == inode && !strcmp(s->files[i].dev, dev))
-			return &s->files[i];
-	if ((copy = strdup(path)) == NULL)
-		return NULL;
-	if ((v = realloc(s->files, (s->nfiles + 1) * sizeof(*v))) == NULL) {
-		free(copy);
-		return NULL;
-	}
-	s->files = v;
-	v = &s->files[s->nfiles++];
-	memset(v, 0, sizeof(*v));
-	snprintf(v->dev, sizeof(v->dev), "%s", dev);
-	v->inode = inode;
-	v->path = copy;
-	return v;
-}
-
-static struct mapping *
-add_mapping(struct mapped_file *f, const struct mapping *m)
-{
-	struct mapping *v = realloc(f->maps, (f->nmaps + 1) * sizeof(*v));
-
-	if (v == NULL)
-		return NULL;
-	f->maps = v;
-	f->maps[f->nmaps] = *m;
-	return &f->maps[f->nmaps++];
-}
-
-/* A mapping header: "start-end perms offset dev inode path". */
-static struct mapping *
-parse_header(struct scan *s, const char *line)
-{
-	unsigned long long start, end, off, inode;
-	char perms[8], dev[16];
-	int pos = 0;
-	struct mapping m = { 0 };
-	struct mapped_file *f;
-	const char *path;
-
-	if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &start, &end, perms,
-	    &off, dev, &inode, &pos) < 6 || inode == 0 || pos == 0)
-		return NULL;
-	path = line + pos;
-	if (path[0] != '/')
-		return NULL;
-	m = (struct mapping){ start, end, off, perms[1] == 'w', 0, 0 };
-	if ((f = file_for(s, dev, inode, path)) == NULL)
-		return NULL;
-	return add_mapping(f, &m);
+	pe->call = call;
+	snprintf(pe->file, sizeof(pe->file), "%s", file);
+	pe->err = err;
+	pe->detail[0] = '\0';
+	return -1;
 }
 
 static int
-parse_smaps(struct scan *s, FILE *in)
+proc_open(long pid, const char *what, struct proc_error *pe)
 {
-	char line[4096];
-	struct mapping *cur = NULL;
-	unsigned long long kb;
+	char path[96];
+	int fd;
 
-	while (fgets(line, sizeof(line), in) != NULL) {
-		line[strcspn(line, "\n")] = '\0';
-		if (strchr(line, '-') != NULL && strchr(line, ':') != NULL &&
-		    line[0] != ' ' && strchr(line, ' ') < strchr(line, ':') &&
-		    strcspn(line, "0123456789abcdef") == 0) {
-			cur = parse_header(s, line);
-			continue;
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, what);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return fail(pe, "open", path, errno);
+	return fd;
+}
+
+/* The whole of /proc/PID/what, NUL-terminated, in *out (the caller frees). */
+static int
+proc_slurp(long pid, const char *what, char **out, struct proc_error *pe)
+{
+	char path[96], *data = NULL, *v;
+	size_t len = 0, cap = 0;
+	ssize_t r;
+	int fd;
+
+	*out = NULL;
+	if ((fd = proc_open(pid, what, pe)) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, what);
+	for (;;) {
+		if (cap - len < 4096) {
+			if ((v = realloc(data, cap + 65536)) == NULL) {
+				fail(pe, "malloc", path, ENOMEM);
+				goto bad;
+			}
+			data = v;
+			cap += 65536;
 		}
-		if (cur == NULL)
+		if ((r = read(fd, data + len, cap - len - 1)) < 0) {
+			if (errno == EINTR)
+				continue;
+			fail(pe, "read", path, errno);
+			goto bad;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	data[len] = '\0';
+	*out = data;
+	return 0;
+bad:
+	close(fd);
+	free(data);
+	return -1;
+}
+
+/*
+ * Kernel thread (Kthread: 1; before 6.2, a status with no VmSize), zombie
+ * (State: Z, or X), THP disabled (THP_enabled: 0, prctl).
+ */
+static int
+read_status(struct proc *p, struct proc_error *pe)
+{
+	char *text, *line, *save = NULL;
+	bool has_kthread = false, has_vm = false;
+	int v;
+
+	if (proc_slurp(p->pid, "status", &text, pe) != 0)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "State:", 6) == 0)
+			p->zombie = strpbrk(line + 6, "ZX") != NULL;
+		else if (sscanf(line, "Kthread: %d", &v) == 1) {
+			has_kthread = true;
+			p->kthread = v == 1;
+		} else if (sscanf(line, "THP_enabled: %d", &v) == 1)
+			p->thp_disabled = v == 0;
+		else if (strncmp(line, "VmSize:", 7) == 0)
+			has_vm = true;
+	}
+	if (!has_kthread && !has_vm && !p->zombie)
+		p->kthread = true;
+	free(text);
+	return 0;
+}
+
+static int
+read_comm(struct proc *p, struct proc_error *pe)
+{
+	char *text;
+
+	if (proc_slurp(p->pid, "comm", &text, pe) != 0)
+		return -1;
+	text[strcspn(text, "\n")] = '\0';
+	snprintf(p->comm, sizeof(p->comm), "%s", text);
+	free(text);
+	return 0;
+}
+
+/* A mapping header: "start-end perms offset dev inode path". */
+static int
+parse_header(struct proc *p, const char *line)
+{
+	unsigned long long start, end, off, inode;
+	char perms[8], dev[16];
+	struct smap *v, *m;
+	int pos = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &start, &end, perms,
+	    &off, dev, &inode, &pos) < 6 || inode == 0 || pos == 0 ||
+	    line[pos] != '/')
+		return 1;	/* not a file mapping */
+	if ((v = reallocarray(p->maps, p->nmaps + 1, sizeof(*v))) == NULL)
+		return -1;
+	p->maps = v;
+	m = &p->maps[p->nmaps];
+	*m = (struct smap){ .m = { .start = start, .end = end, .offset = off,
+	    .writable = perms[1] == 'w' }, .exec = perms[2] == 'x',
+	    .inode = inode, .path = strdup(line + pos) };
+	snprintf(m->dev, sizeof(m->dev), "%s", dev);
+	if (m->path == NULL)
+		return -1;
+	p->nmaps++;
+	return 0;
+}
+
+static bool
+is_header(const char *line)
+{
+	return strcspn(line, "0123456789abcdef") == 0 &&
+	    strchr(line, '-') != NULL && strchr(line, ' ') != NULL &&
+	    strchr(line, '-') < strchr(line, ' ');
+}
+
+static int
+parse_smaps(struct proc *p, char *text, struct proc_error *pe)
+{
+	char *line, *save = NULL;
+	struct smap *cur = NULL;
+	unsigned long long kb;
+	int r;
+
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (is_header(line)) {
+			if ((r = parse_header(p, line)) < 0)
+				return fail(pe, "malloc", "smaps", ENOMEM);
+			cur = r == 0 ? &p->maps[p->nmaps - 1] : NULL;
+		} else if (cur == NULL)
 			continue;
-		if (sscanf(line, "Rss: %llu kB", &kb) == 1)
+		else if (sscanf(line, "Rss: %llu kB", &kb) == 1)
 			cur->rss = kb * 1024;
 		else if (sscanf(line, "FilePmdMapped: %llu kB", &kb) == 1 ||
 		    sscanf(line, "ShmemPmdMapped: %llu kB", &kb) == 1)
 			cur->pmd_mapped += kb * 1024;
 	}
-	return ferror(in) ? -1 : 0;
+	return 0;
 }
 
-/* Is the file an ELF?  Its header is mapped at file offset 0. */
 static void
-detect_elf(struct mapped_file *f, int mem)
+proc_free(struct proc *p)
 {
-	unsigned char magic[4];
 	size_t i;
 
-	for (i = 0; i < f->nmaps; i++) {
-		if (f->maps[i].offset != 0)
-			continue;
-		if (pread(mem, magic, 4, (off_t)f->maps[i].start) == 4 &&
-		    memcmp(magic, "\177ELF", 4) == 0)
-			f->is_elf = true;
-		return;
-	}
-}
-
-/* Present pages among the PMD window at va, from pagemap. */
-static int
-present_pages(int pagemap, uint64_t va, const struct scan *s, uint64_t *n)
-{
-	uint64_t entries[512];
-	uint64_t count = s->pmd / s->page, done = 0, i;
-
-	*n = 0;
-	while (done < count) {
-		size_t want = count - done < 512 ? (size_t)(count - done) : 512;
-		off_t at = (off_t)((va / s->page + done) * 8);
-		ssize_t r = pread(pagemap, entries, want * 8, at);
-
-		if (r != (ssize_t)(want * 8))
-			return -1;
-		for (i = 0; i < want; i++)
-			*n += (entries[i] & PAGEMAP_PRESENT) != 0;
-		done += want;
-	}
-	return 0;
-}
-
-static int
-measure_file(struct mapped_file *f, const struct scan *s, int pagemap)
-{
-	bool all_congruent = true;
-	uint64_t va, present;
-	size_t i;
-
-	for (i = 0; i < f->nmaps; i++) {
-		const struct mapping *m = &f->maps[i];
-		uint64_t first = (m->start + s->pmd - 1) / s->pmd * s->pmd;
-
-		f->pmd_mapped += m->pmd_mapped;
-		f->resident += m->rss;
-		if (m->writable)
-			continue;
-		if (first + s->pmd <= m->end &&
-		    ((m->start - m->offset) & (s->pmd - 1)) != 0)
-			all_congruent = false;
-		for (va = first; va + s->pmd <= m->end; va += s->pmd) {
-			f->windows++;
-			if (present_pages(pagemap, va, s, &present) != 0)
-				return -1;
-			if (present == 0)
-				continue;
-			f->windows_resident++;
-			f->rss_if_huge += s->pmd - present * s->page;
-		}
-	}
-	f->eligible = f->windows > 0 && all_congruent;
-	return 0;
-}
-
-/* THP_enabled: 0 in /proc/PID/status: prctl(PR_SET_THP_DISABLE) or the like. */
-static bool
-thp_disabled(long pid)
-{
-	char path[64], line[256];
-	bool off = false;
-	int v;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return false;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "THP_enabled: %d", &v) == 1)
-			off = v == 0;
-	fclose(f);
-	return off;
+	for (i = 0; i < p->nmaps; i++)
+		free(p->maps[i].path);
+	free(p->maps);
+	if (p->pagemap >= 0)
+		close(p->pagemap);
 }
 
 /* Does the file system of path keep huge folios?  From type and kernel. */
 static enum tri
-fs_keeps_huge(const char *path)
+fs_keeps_huge(const char *path, char *type, size_t len)
 {
 	struct fs_expect e;
+	struct fs_info fs;
 
-	if (fs_expect_path(path, NULL, &e) != 0)
+	if (fs_expect_path(path, &fs, &e) != 0)
 		return TRI_UNKNOWN;
+	snprintf(type, len, "%s", fs.type);
 	if (e.write == TRI_YES || e.readahead == TRI_YES ||
 	    e.collapse == TRI_YES)
 		return TRI_YES;
@@ -243,155 +288,458 @@ fs_keeps_huge(const char *path)
 	return TRI_UNKNOWN;
 }
 
-static void
-explain(struct mapped_file *f, const struct scan *s)
+/*
+ * The mapped inode itself: its path, seen from the process's root (a
+ * container's, a chroot's), if that still names it; else
+ * /proc/PID/map_files/START-END.  Returns the fd, -1 with pe filled on an
+ * error, or -2 for a replaced file where map_files is refused (it needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): its windows are then unknown.
+ */
+static int
+open_mapped(const struct proc *p, const struct smap *m, bool replaced,
+    struct proc_error *pe)
 {
-	size_t n = strlen(f->path);
-	bool deleted = n > 10 && strcmp(f->path + n - 10, " (deleted)") == 0;
-	struct map_facts m = { .eligible = f->eligible,
-		.thp_disabled = s->thp_disabled, .deleted = deleted,
-		.fs_keeps_huge = TRI_UNKNOWN,
-		.windows_resident = f->windows_resident,
-		.pmd_mapped = f->pmd_mapped, .pmd = s->pmd };
+	char path[PATH_MAX + 64], mapped[128];
+	struct stat st;
+	int fd, err = 0;
 
-	if (f->eligible && !deleted)
-		m.fs_keeps_huge = fs_keeps_huge(f->path);
-	f->why = map_why(&m);
-}
-
-/* What to do about it, for the text and the JSON alike. */
-static const char *
-why_text(enum map_why w)
-{
-	switch (w) {
-	case WHY_THP_DISABLED:
-		return "THP is disabled for this process (prctl "
-		    "PR_SET_THP_DISABLE, or its service manager): nothing in "
-		    "the page cache helps";
-	case WHY_REPLACED:
-		return "the file was replaced since the process mapped it: "
-		    "restart the process";
-	case WHY_NO_HUGE_FOLIOS:
-		return "its file system keeps no huge folios: copy it to ext4 "
-		    "or XFS";
-	case WHY_SMALL_FOLIOS:
-		return "the page cache holds small folios there: stop the "
-		    "process, run elfthp-align --warm on the file, start it "
-		    "again";
-	case WHY_NOT_TOUCHED:
-		return "no window is resident yet: the process has not run "
-		    "that code";
-	case WHY_NONE: break;
+	snprintf(path, sizeof(path), "/proc/%ld/root%s", p->pid, m->path);
+	if (!replaced) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 &&
+		    errno != ENOENT && errno != EACCES && errno != EPERM)
+			return fail(pe, "open", path, errno);
+		if (fd < 0)
+			err = errno;
+		else if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == m->inode)
+			return fd;
+		else {
+			close(fd);
+			err = ESTALE;	/* the path names another file now */
+		}
 	}
-	return "";
+	snprintf(mapped, sizeof(mapped), "/proc/%ld/map_files/%" PRIx64 "-%"
+	    PRIx64, p->pid, m->m.start, m->m.end);
+	if ((fd = open(mapped, O_RDONLY | O_CLOEXEC)) >= 0)
+		return fd;
+	if (!replaced)		/* the path refused, and map_files too */
+		return fail(pe, "open", path, err);
+	if (errno == EPERM || errno == EACCES)
+		return -2;
+	return fail(pe, "open", mapped, errno);
 }
 
-static void
-print_text(const struct scan *s)
+/* Read the headers of the file m maps into kf; see open_mapped. */
+static int
+read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
+    struct proc_error *pe)
 {
-	char a[16], b[16], c[16];
-	size_t i;
+	enum read_status st;
+	int fd;
 
-	printf("%10s %8s %7s %8s %10s %11s  %s\n", "PMD-MAPPED", "MAPPABLE",
-	    "WINDOWS", "RES.WIN", "RESIDENT", "RSS+IF-HUGE", "FILE");
-	for (i = 0; i < s->nfiles; i++) {
-		const struct mapped_file *f = &s->files[i];
+	if ((fd = open_mapped(p, m, kf->replaced, pe)) == -1)
+		return -1;
+	if (fd == -2) {
+		/* Replaced, and map_files refused: its windows are not known,
+		 * but it is mapped executable, so it is listed, as replaced. */
+		kf->is_elf = true;
+		return 0;
+	}
+	st = layout_read(fd, &kf->layout, pe->detail, sizeof(pe->detail));
+	close(fd);
+	if (st == READ_NOT_ELF || st == READ_NOT_APPLICABLE)
+		return 0;
+	if (st != READ_OK) {
+		pe->call = "read";
+		snprintf(pe->file, sizeof(pe->file), "%s", kf->path);
+		return -1;
+	}
+	kf->is_elf = kf->windows_known = true;
+	if (!kf->replaced)
+		kf->fs_keeps_huge = fs_keeps_huge(kf->path, kf->fs_type,
+		    sizeof(kf->fs_type));
+	return 0;
+}
 
-		if (!f->is_elf)
+/* The known_file for m, its headers read the first time; NULL on error. */
+static struct known_file *
+known(struct scan *s, const struct proc *p, const struct smap *m,
+    struct proc_error *pe)
+{
+	static const char deleted[] = " (deleted)";
+	struct known_file *v, *kf;
+	size_t i, n;
+
+	for (i = 0; i < s->nknown; i++)
+		if (s->known[i].inode == m->inode &&
+		    strcmp(s->known[i].dev, m->dev) == 0)
+			return &s->known[i];
+	if ((v = reallocarray(s->known, s->nknown + 1, sizeof(*v))) == NULL) {
+		fail(pe, "malloc", m->path, ENOMEM);
+		return NULL;
+	}
+	s->known = v;
+	kf = &s->known[s->nknown++];
+	*kf = (struct known_file){ .inode = m->inode, .path = strdup(m->path) };
+	snprintf(kf->dev, sizeof(kf->dev), "%s", m->dev);
+	if (kf->path == NULL) {
+		s->nknown--;
+		fail(pe, "malloc", m->path, ENOMEM);
+		return NULL;
+	}
+	n = strlen(kf->path);
+	if (n > sizeof(deleted) - 1 &&
+	    strcmp(kf->path + n - (sizeof(deleted) - 1), deleted) == 0) {
+		kf->path[n - (sizeof(deleted) - 1)] = '\0';
+		kf->replaced = true;
+	}
+	if (read_known(kf, p, m, pe) == 0)
+		return kf;
+	/* Not kept: the next process that maps it tries again. */
+	free(kf->path);
+	layout_free(&kf->layout);
+	s->nknown--;
+	return NULL;
+}
+
+/* Pages present in the window at va, from pagemap. */
+static int
+present_pages(const struct proc *p, const struct scan *s, uint64_t va,
+    uint64_t *n, struct proc_error *pe)
+{
+	uint64_t entries[512], count = s->pmd / s->page, done = 0, i;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%ld/pagemap", p->pid);
+	*n = 0;
+	while (done < count) {
+		size_t want = count - done < 512 ? (size_t)(count - done) : 512;
+		off_t at = (off_t)((va / s->page + done) * 8);
+		ssize_t r = pread(p->pagemap, entries, want * 8, at);
+
+		if (r < 0)
+			return fail(pe, "pread", path, errno);
+		if (r != (ssize_t)(want * 8))
+			return fail(pe, "pread", path, 0);
+		for (i = 0; i < want; i++)
+			*n += (entries[i] & PAGEMAP_PRESENT) != 0;
+		done += want;
+	}
+	return 0;
+}
+
+/*
+ * The facts of one file in one process.  ms: the process's mappings of
+ * the file (n).  Windows at PMD-aligned addresses are looked up in
+ * pagemap; PMD-mapped bytes count only in read-only mappings, where the
+ * windows are.
+ */
+static int
+measure(const struct scan *s, const struct proc *p,
+    const struct known_file *kf, const struct smap *ms, size_t n,
+    struct pid_row *row, struct proc_error *pe)
+{
+	uint64_t *at = NULL, present, ro_pmd = 0;
+	struct pid_map *maps;
+	size_t i, k, placed;
+
+	if ((maps = calloc(n, sizeof(*maps))) == NULL)
+		return fail(pe, "malloc", kf->path, ENOMEM);
+	row->facts = (struct pid_facts){ .windows_known = kf->windows_known,
+		.replaced = kf->replaced, .thp_disabled = p->thp_disabled,
+		.fs_keeps_huge = kf->fs_keeps_huge, .pmd = s->pmd };
+	for (i = 0; i < n; i++) {
+		row->pmd_mapped += ms[i].pmd_mapped;
+		row->resident += ms[i].rss;
+		if (!ms[i].m.writable)
+			ro_pmd += ms[i].pmd_mapped;
+		maps[i] = ms[i].m;
+	}
+	row->facts.huge = ro_pmd / s->pmd;
+	if (kf->windows_known)
+		row->facts.windows = pid_file_windows(&kf->layout, s->pmd);
+	if (row->facts.windows > 0 &&
+	    (at = calloc(row->facts.windows, sizeof(*at))) == NULL) {
+		free(maps);
+		return fail(pe, "malloc", kf->path, ENOMEM);
+	}
+	placed = row->facts.windows == 0 ? 0 : pid_place_windows(&kf->layout,
+	    maps, n, s->pmd, at, row->facts.windows);
+	free(maps);
+	row->facts.placed = placed;
+	for (k = 0; k < placed; k++) {
+		if (present_pages(p, s, at[k], &present, pe) != 0)
+			break;
+		if (present == 0)
 			continue;
-		format_size(a, sizeof(a), f->pmd_mapped);
-		format_size(b, sizeof(b), f->resident);
-		format_size(c, sizeof(c), f->rss_if_huge);
-		printf("%10s %8s %7" PRIu64 " %8" PRIu64 " %10s %11s  %s\n", a,
-		    f->eligible ? "yes" : "no", f->windows, f->windows_resident,
-		    b, c, f->path);
-		if (f->why != WHY_NONE)
-			printf("%10s why: %s\n", "", why_text(f->why));
+		row->facts.resident++;
+		row->rss_if_huge += s->pmd - present * s->page;
 	}
+	free(at);
+	return k < placed ? -1 : 0;
 }
 
-static const char *
-pid_status(const struct mapped_file *f)
+/* The mappings of one file are adjacent once sorted by inode and dev. */
+static int
+by_file(const void *a, const void *b)
 {
-	if (!f->eligible)
-		return "not-mappable";
-	return f->why == WHY_NONE ? "huge" : "not-huge";
-}
+	const struct smap *x = a, *y = b;
+	int c = strcmp(x->dev, y->dev);
 
-static void
-print_json(const struct scan *s, const struct options *o)
-{
-	struct json j;
-	size_t i;
-
-	for (i = 0; i < s->nfiles; i++) {
-		const struct mapped_file *f = &s->files[i];
-
-		if (!f->is_elf)
-			continue;
-		json_begin(&j, stdout, mode_name(o));
-		json_u64(&j, "pid", (uint64_t)s->pid);
-		json_str(&j, "file", f->path);
-		json_str(&j, "status", pid_status(f));
-		json_str(&j, "dev", f->dev);
-		json_u64(&j, "inode", f->inode);
-		json_u64(&j, "pmd_mapped_bytes", f->pmd_mapped);
-		json_bool(&j, "huge_mappable", f->eligible);
-		json_u64(&j, "windows", f->windows);
-		json_u64(&j, "windows_resident", f->windows_resident);
-		json_u64(&j, "resident_bytes", f->resident);
-		json_u64(&j, "rss_increase_if_huge_bytes", f->rss_if_huge);
-		json_str(&j, "why", map_why_name(f->why));
-		json_str(&j, "why_message", why_text(f->why));
-		json_end(&j);
-	}
-}
-
-/* Said on stderr, and as a JSON line where JSON was asked for. */
-static void pid_error(const struct options *, long pid, const char *fmt, ...)
-    PRINTF_LIKE(3, 4);
-
-static void
-pid_error(const struct options *o, long pid, const char *fmt, ...)
-{
-	char text[512];
-	struct json j;
-	va_list ap;
-
-	va_start(ap, fmt);
-	verror_text(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "elfthp-align: pid %ld: %s\n", pid, text);
-	if (o->format != FORMAT_JSON)
-		return;
-	json_begin(&j, stdout, mode_name(o));
-	json_u64(&j, "pid", (uint64_t)pid);
-	json_str(&j, "status", "error");
-	json_str(&j, "message", text);
-	json_end(&j);
+	if (c != 0)
+		return c;
+	if (x->inode != y->inode)
+		return x->inode < y->inode ? -1 : 1;
+	return x->m.start < y->m.start ? -1 : x->m.start > y->m.start;
 }
 
 static int
-open_proc(const struct options *o, long pid, const char *what, int *fd,
-    FILE **fp)
+add_row(struct scan *s, const struct pid_row *row, struct proc_error *pe)
 {
-	char path[64];
+	struct pid_row *v;
 
-	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, what);
-	if (fp != NULL)
-		*fp = fopen(path, "re");
+	if ((v = reallocarray(s->rows, s->nrows + 1, sizeof(*v))) == NULL)
+		return fail(pe, "malloc", "rows", ENOMEM);
+	s->rows = v;
+	s->rows[s->nrows++] = *row;
+	return 0;
+}
+
+/* One row per ELF file the process maps executable. */
+static int
+measure_files(struct scan *s, struct proc *p, struct proc_error *pe)
+{
+	size_t i, j, k;
+
+	if (p->nmaps > 1)	/* qsort's array must not be NULL, even empty */
+		qsort(p->maps, p->nmaps, sizeof(*p->maps), by_file);
+	for (i = 0; i < p->nmaps; i = j) {
+		const struct known_file *kf;
+		struct pid_row row = { .pid = p->pid };
+		bool exec = false;
+
+		for (j = i + 1; j < p->nmaps && p->maps[j].inode ==
+		    p->maps[i].inode && !strcmp(p->maps[j].dev, p->maps[i].dev);
+		    j++)
+			;
+		for (k = i; k < j; k++)
+			exec |= p->maps[k].exec;
+		if (!exec)
+			continue;
+		if ((kf = known(s, p, &p->maps[i], pe)) == NULL)
+			return -1;
+		if (!kf->is_elf)
+			continue;
+		snprintf(row.comm, sizeof(row.comm), "%s", p->comm);
+		snprintf(row.dev, sizeof(row.dev), "%s", kf->dev);
+		row.path = kf->path;	/* its own allocation: stays put */
+		row.inode = kf->inode;
+		snprintf(row.fs_type, sizeof(row.fs_type), "%s", kf->fs_type);
+		if (measure(s, p, kf, &p->maps[i], j - i, &row, pe) != 0)
+			return -1;
+		pid_decide(&row.facts, &row.verdict);
+		if (add_row(s, &row, pe) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+error_message(char *buf, size_t len, const struct proc_error *pe)
+{
+	if (pe->detail[0] != '\0')
+		snprintf(buf, len, "%s: %s", pe->file, pe->detail);
+	else if (pe->err == 0)
+		snprintf(buf, len, "%s %s: short read", pe->call, pe->file);
 	else
-		*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if ((fp != NULL && *fp != NULL) || (fp == NULL && *fd >= 0))
+		snprintf(buf, len, "%s %s: %s%s", pe->call, pe->file,
+		    strerror(pe->err), pe->err == EACCES || pe->err == EPERM ?
+		    " (only the process's owner or root can read it)" : "");
+}
+
+/*
+ * A process that could not be read.  Given by number, that is an error
+ * (exit 2).  In --pid all, one that vanished or is another user's is
+ * counted and named in the summary; anything else (EMFILE, ENOMEM, a
+ * short read, a mapped file that cannot be read) is an error there too.
+ */
+static void
+proc_failed(struct scan *s, long pid, bool named, const struct proc_error *pe)
+{
+	bool gone = pe->err == ENOENT || pe->err == ESRCH;
+	bool denied = pe->err == EACCES || pe->err == EPERM;
+	bool ours = strncmp(pe->file, "/proc/", 6) == 0 &&
+	    strstr(pe->file, "/map_files/") == NULL &&
+	    strstr(pe->file, "/root/") == NULL && pe->detail[0] == '\0';
+	char msg[PATH_MAX + 512];
+
+	error_message(msg, sizeof(msg), pe);
+	if (!named && ours && (gone || denied)) {
+		if (s->nunread < MAX_UNREAD) {
+			s->unread[s->nunread].pid = pid;
+			snprintf(s->unread[s->nunread].message,
+			    sizeof(s->unread[0].message), "%s", gone ?
+			    "vanished" : strerror(pe->err));
+		}
+		s->nunread++;
+		return;
+	}
+	if (named && gone && ours && strcmp(pe->call, "open") == 0 &&
+	    strstr(pe->file, "/status") != NULL)
+		snprintf(msg, sizeof(msg), "no such process");
+	else if (gone && ours)
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+		    " (the process ended while being read)");
+	report_pid_message(stderr, s->o, pid, "error", msg);
+	s->rc = 2;
+}
+
+static int
+read_process(struct scan *s, struct proc *p, struct proc_error *pe)
+{
+	char *text;
+	int r;
+
+	if (read_status(p, pe) != 0)
+		return -1;
+	if (p->kthread || p->zombie)
 		return 0;
-	if (errno == ENOENT)
-		pid_error(o, pid, "no such process");
-	else if (errno == EACCES || errno == EPERM)
-		pid_error(o, pid, "cannot read %s: %s (only the process's owner "
-		    "or root can)", path, strerror(errno));
-	else
-		pid_error(o, pid, "%s: %s", path, strerror(errno));
-	return -1;
+	if (read_comm(p, pe) != 0)
+		return -1;
+	if ((p->pagemap = proc_open(p->pid, "pagemap", pe)) < 0)
+		return -1;
+	if (proc_slurp(p->pid, "smaps", &text, pe) != 0)
+		return -1;
+	r = parse_smaps(p, text, pe);
+	free(text);
+	return r != 0 ? -1 : measure_files(s, p, pe);
+}
+
+/* One process: rows for its files, or a message; never half of them. */
+static void
+scan_process(struct scan *s, long pid, bool named)
+{
+	struct proc p = { .pid = pid, .pagemap = -1 };
+	struct proc_error pe = { .call = "" };
+	size_t mark = s->nrows;
+	char msg[128];
+
+	if (read_process(s, &p, &pe) != 0) {
+		s->nrows = mark;
+		proc_failed(s, pid, named, &pe);
+	} else if (p.kthread || p.zombie) {
+		if (p.kthread)
+			s->kthreads++;
+		else
+			s->zombies++;
+		snprintf(msg, sizeof(msg), "pid %ld is %s", pid, p.kthread ?
+		    "a kernel thread: no user mappings" :
+		    "a zombie: no mappings");
+		if (named)
+			report_pid_message(stdout, s->o, pid, p.kthread ?
+			    "kernel-thread" : "zombie", msg);
+	} else
+		s->processes++;
+	proc_free(&p);
+}
+
+/* --pid all: every process but this one; kernel threads and zombies
+ * skipped and counted. */
+static void
+scan_all(struct scan *s)
+{
+	long self = (long)getpid(), pid;
+	char msg[128];
+	struct dirent *e;
+	char *end;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL) {
+		snprintf(msg, sizeof(msg), "opendir /proc: %s", strerror(errno));
+		report_pid_message(stderr, s->o, 0, "error", msg);
+		s->rc = 2;
+		return;
+	}
+	while ((errno = 0, e = readdir(d)) != NULL) {
+		pid = strtol(e->d_name, &end, 10);
+		if (*end == '\0' && pid > 0 && pid != self)
+			scan_process(s, pid, false);
+	}
+	if (errno != 0) {
+		snprintf(msg, sizeof(msg), "readdir /proc: %s", strerror(errno));
+		report_pid_message(stderr, s->o, 0, "error", msg);
+		s->rc = 2;
+	}
+	closedir(d);
+}
+
+/* Most bytes to gain first; then one file's rows together, by status. */
+static int
+by_gain(const void *a, const void *b)
+{
+	const struct pid_row *x = a, *y = b;
+	int c;
+
+	if (x->verdict.missed_bytes != y->verdict.missed_bytes)
+		return x->verdict.missed_bytes > y->verdict.missed_bytes ? -1 : 1;
+	if ((c = strcmp(x->path, y->path)) != 0 ||
+	    (c = strcmp(x->dev, y->dev)) != 0)
+		return c;
+	if (x->inode != y->inode)
+		return x->inode < y->inode ? -1 : 1;
+	if (x->verdict.status != y->verdict.status)
+		return (int)x->verdict.status - (int)y->verdict.status;
+	if (x->verdict.rest != y->verdict.rest)
+		return (int)x->verdict.rest - (int)y->verdict.rest;
+	if (x->facts.huge != y->facts.huge)
+		return x->facts.huge < y->facts.huge ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Rows that print as one line: the same file, status and huge windows. */
+static bool
+same_group(const struct pid_row *a, const struct pid_row *b)
+{
+	return a->inode == b->inode && strcmp(a->dev, b->dev) == 0 &&
+	    a->verdict.status == b->verdict.status &&
+	    a->verdict.rest == b->verdict.rest && a->facts.huge == b->facts.huge;
+}
+
+/* Each file once: its most huge bytes, its most missed, its fix. */
+static void
+add_file(struct pid_summary *sum, const struct pid_row *rows, size_t from)
+{
+	size_t i;
+
+	for (i = 0; i < from; i++)
+		if (rows[i].inode == rows[from].inode &&
+		    strcmp(rows[i].dev, rows[from].dev) == 0)
+			break;
+	if (i == from) {
+		sum->files++;
+		sum->huge_bytes += rows[from].verdict.huge_bytes;
+		sum->missed_bytes += rows[from].verdict.missed_bytes;
+	}
+	sum->fixes[rows[from].verdict.fix]++;
+}
+
+static void
+print_rows(struct scan *s, struct pid_summary *sum)
+{
+	size_t i, j;
+
+	if (s->nrows > 1)
+		qsort(s->rows, s->nrows, sizeof(*s->rows), by_gain);
+	for (i = 0; i < s->nrows; i = j) {
+		for (j = i + 1; j < s->nrows && same_group(&s->rows[i],
+		    &s->rows[j]); j++)
+			;
+		add_file(sum, s->rows, i);
+		/* --pid all: files with nothing to gain only with -v. */
+		if (s->o->pid_all && s->o->verbose == 0 &&
+		    s->rows[i].verdict.status == PID_NOTHING_TO_GAIN)
+			continue;
+		report_pid_file(stdout, s->o, &s->rows[i], j - i);
+	}
 }
 
 static void
@@ -399,54 +747,34 @@ scan_free(struct scan *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nfiles; i++) {
-		free(s->files[i].path);
-		free(s->files[i].maps);
+	for (i = 0; i < s->nknown; i++) {
+		free(s->known[i].path);
+		layout_free(&s->known[i].layout);
 	}
-	free(s->files);
+	free(s->known);
+	free(s->rows);
 }
 
 int
-pid_report(long pid, const struct options *o)
+pid_report(const struct options *o)
 {
-	struct scan s = { .pid = pid, .pmd = host_pmd_size(),
+	struct scan s = { .o = o, .pmd = host_pmd_size(),
 		.page = host_page_size() };
-	int mem = -1, pagemap = -1, rc = 2;
-	FILE *smaps = NULL;
+	struct pid_summary sum = { .all = o->pid_all };
 	size_t i;
 
-	if (open_proc(o, pid, "smaps", NULL, &smaps) != 0 ||
-	    open_proc(o, pid, "mem", &mem, NULL) != 0 ||
-	    open_proc(o, pid, "pagemap", &pagemap, NULL) != 0)
-		goto out;
-	if (parse_smaps(&s, smaps) != 0) {
-		pid_error(o, pid, "cannot read smaps: %s", strerror(errno));
-		goto out;
-	}
-	s.thp_disabled = thp_disabled(pid);
-	for (i = 0; i < s.nfiles; i++) {
-		detect_elf(&s.files[i], mem);
-		if (s.files[i].is_elf &&
-		    measure_file(&s.files[i], &s, pagemap) != 0) {
-			pid_error(o, pid, "cannot read pagemap: %s",
-			    strerror(errno));
-			goto out;
-		}
-		if (s.files[i].is_elf)
-			explain(&s.files[i], &s);
-	}
-	if (o->format == FORMAT_JSON)
-		print_json(&s, o);
-	else
-		print_text(&s);
-	rc = 0;
-out:
-	if (smaps != NULL)
-		fclose(smaps);
-	if (mem >= 0)
-		close(mem);
-	if (pagemap >= 0)
-		close(pagemap);
+	if (o->pid_all)
+		scan_all(&s);
+	for (i = 0; i < o->npids; i++)
+		scan_process(&s, o->pids[i], true);
+	print_rows(&s, &sum);
+	sum.processes = s.processes;
+	sum.kernel_threads = s.kthreads;
+	sum.zombies = s.zombies;
+	sum.unread = s.unread;
+	sum.nunread = s.nunread;
+	if (s.processes > 0 || o->pid_all)
+		report_pid_summary(stdout, o, &sum);
 	scan_free(&s);
-	return rc;
+	return s.rc;
 }

@@ -390,3 +390,313 @@ report_host(FILE *f, const struct options *o, const struct host_facts *hf)
 	for (i = 0; i < hf->npaths; i++)
 		host_json_path(f, o, &hf->paths[i]);
 }
+
+/* --- --pid ----------------------------------------------------------------- */
+
+/* path as one shell word, to be pasted: quoted where it must be. */
+static void
+shell_word(char *buf, size_t len, const char *path)
+{
+	size_t used = 0;
+	const char *c;
+
+	if (path[strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_./+-:@,=%")] == '\0' && path[0] != '\0') {
+		snprintf(buf, len, "%s", path);
+		return;
+	}
+	used += (size_t)snprintf(buf, len, "'");
+	for (c = path; *c != '\0' && used + 5 < len; c++)
+		used += (size_t)snprintf(buf + used, len - used, *c == '\'' ?
+		    "'\\''" : "%c", *c);
+	snprintf(buf + used, len - used, "'");
+}
+
+/* "pid 12 (prog)", "pids 12 (prog), 34 (sh)", at most 8 named. */
+static void
+pid_names(char *buf, size_t len, const struct pid_row *rows, size_t n)
+{
+	size_t i, used;
+
+	used = (size_t)snprintf(buf, len, "pid%s ", n == 1 ? "" : "s");
+	for (i = 0; i < n && i < 8 && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%ld (%s)",
+		    i ? ", " : "", rows[i].pid, rows[i].comm);
+	if (n > 8 && used < len)
+		snprintf(buf + used, len - used, " and %zu more", n - 8);
+}
+
+/* What the status means for this file, after "PATH: ". */
+static void
+pid_status_text(char *buf, size_t len, const struct pid_row *r,
+    enum pid_status s)
+{
+	const struct pid_facts *f = &r->facts;
+	char pmd[16];
+
+	format_size(pmd, sizeof(pmd), f->pmd);
+	switch (s) {
+	case PID_HUGE: snprintf(buf, len, "huge"); break;
+	case PID_PARTLY_HUGE: snprintf(buf, len, "partly huge"); break;
+	case PID_SMALL_FOLIOS:
+		snprintf(buf, len, "small folios in the page cache: %" PRIu64
+		    " window%s resident on small folios", f->resident - f->huge,
+		    f->resident - f->huge == 1 ? "" : "s");
+		break;
+	case PID_NOT_TOUCHED:
+		snprintf(buf, len, "not run yet: no page of %s windows is "
+		    "resident in this process", f->huge ? "the other" : "its");
+		break;
+	case PID_LAYOUT:
+		snprintf(buf, len, "layout: %" PRIu64 " of %" PRIu64 " windows "
+		    "at addresses where a PMD can map them", f->placed,
+		    f->windows);
+		break;
+	case PID_REPLACED:
+		snprintf(buf, len, "replaced since the process started: it "
+		    "maps the old file%s", f->windows_known ? "" : " (its "
+		    "windows cannot be counted without root)");
+		break;
+	case PID_THP_DISABLED:
+		snprintf(buf, len, "cannot be huge here: transparent huge pages "
+		    "are disabled for the process (prctl PR_SET_THP_DISABLE)");
+		break;
+	case PID_NO_HUGE_FOLIOS:
+		snprintf(buf, len, "cannot be huge here: its file system (%s) "
+		    "keeps no huge folios", r->fs_type[0] ? r->fs_type : "?");
+		break;
+	case PID_NOTHING_TO_GAIN:
+		snprintf(buf, len, "nothing to gain: no full %s window in its "
+		    "read-only segments", pmd);
+		break;
+	}
+}
+
+/* The exact step; command gets the elfthp-align command alone, or "". */
+static void
+pid_fix_text(char *buf, size_t len, char *command, size_t clen,
+    const struct pid_row *rows, size_t n)
+{
+	char path[1100], who[256];
+
+	shell_word(path, sizeof(path), rows[0].path);
+	pid_names(who, sizeof(who), rows, n);
+	command[0] = '\0';
+	switch (rows[0].verdict.fix) {
+	case FIX_NONE: buf[0] = '\0'; break;
+	case FIX_REWRITE_RESTART:
+		snprintf(command, clen, "elfthp-align %s", path);
+		snprintf(buf, len, "run %s, then restart %s", command, who);
+		break;
+	case FIX_STOP_WARM_START:
+		snprintf(command, clen, "elfthp-align --warm %s", path);
+		snprintf(buf, len, "stop %s, run %s, then start it again (a "
+		    "running process keeps its small folios mapped, so warming "
+		    "while it runs cannot replace them)", who, command);
+		break;
+	case FIX_WARM:
+		snprintf(command, clen, "elfthp-align --warm %s", path);
+		snprintf(buf, len, "run %s: the process maps the huge folios "
+		    "when it first runs that code", command);
+		break;
+	case FIX_RESTART:
+		snprintf(buf, len, "restart %s: the next start maps the file "
+		    "now at that path", who);
+		break;
+	case FIX_ENABLE_THP:
+		snprintf(buf, len, "start it without PR_SET_THP_DISABLE (set by "
+		    "its parent or its service manager)");
+		break;
+	case FIX_OTHER_FS:
+		snprintf(buf, len, "install it on ext4, XFS or a tmpfs with "
+		    "huge=, then restart %s", who);
+		break;
+	}
+}
+
+static void
+pid_file_text(FILE *f, const struct pid_row *rows, size_t n)
+{
+	const struct pid_row *r = &rows[0];
+	char status[256], rest[256], fix[1800], command[1200], who[256];
+	char huge[16];
+
+	pid_status_text(status, sizeof(status), r, r->verdict.status);
+	pid_names(who, sizeof(who), rows, n);
+	format_size(huge, sizeof(huge), r->verdict.huge_bytes);
+	fprintf(f, "%s: %s", r->path, status);
+	if (r->verdict.status == PID_PARTLY_HUGE) {
+		pid_status_text(rest, sizeof(rest), r, r->verdict.rest);
+		fprintf(f, " (the rest: %s)", rest);
+	}
+	if (r->facts.windows > 0)
+		fprintf(f, "; %" PRIu64 " of %" PRIu64 " window%s huge%s%s%s",
+		    r->verdict.huge_bytes / r->facts.pmd, r->facts.windows,
+		    r->facts.windows == 1 ? "" : "s", r->verdict.huge_bytes ?
+		    " (" : "", r->verdict.huge_bytes ? huge : "",
+		    r->verdict.huge_bytes ? ")" : "");
+	fprintf(f, "; %s\n", who);
+	pid_fix_text(fix, sizeof(fix), command, sizeof(command), rows, n);
+	if (fix[0] != '\0')
+		fprintf(f, "  next: %s\n", fix);
+}
+
+static void
+pid_file_json(FILE *f, const struct options *o, const struct pid_row *rows,
+    size_t n)
+{
+	const struct pid_row *r = &rows[0];
+	const struct pid_verdict *v = &r->verdict;
+	char status[256], fix[1800], command[1200];
+	struct json j;
+	size_t i;
+
+	pid_status_text(status, sizeof(status), r, v->status);
+	pid_fix_text(fix, sizeof(fix), command, sizeof(command), rows, n);
+	json_begin(&j, f, mode_name(o));
+	json_str(&j, "file", r->path);
+	json_str(&j, "status", pid_status_name(v->status));
+	json_str(&j, "reason", v->status == PID_PARTLY_HUGE ?
+	    pid_reason_name(v->rest) : v->status == PID_THP_DISABLED ||
+	    v->status == PID_NO_HUGE_FOLIOS ? pid_reason_name(v->status) : NULL);
+	json_array(&j, "pids");
+	for (i = 0; i < n; i++)
+		json_u64(&j, NULL, (uint64_t)rows[i].pid);
+	json_close(&j);
+	json_array(&j, "commands");
+	for (i = 0; i < n; i++)
+		json_str(&j, NULL, rows[i].comm);
+	json_close(&j);
+	json_str(&j, "dev", r->dev);
+	json_u64(&j, "inode", r->inode);
+	json_bool(&j, "windows_known", r->facts.windows_known);
+	json_u64(&j, "windows", r->facts.windows);
+	json_u64(&j, "windows_placed", r->facts.placed);
+	json_u64(&j, "windows_resident", r->facts.resident);
+	json_u64(&j, "windows_huge", v->huge_bytes / r->facts.pmd);
+	json_u64(&j, "huge_bytes", v->huge_bytes);
+	json_u64(&j, "missed_bytes", v->missed_bytes);
+	json_u64(&j, "pmd_mapped_bytes", r->pmd_mapped);
+	json_u64(&j, "resident_bytes", r->resident);
+	json_u64(&j, "rss_increase_if_huge_bytes", r->rss_if_huge);
+	json_str(&j, "fs_type", r->fs_type);
+	json_str(&j, "message", status);
+	json_str(&j, "fix", fix[0] ? fix : NULL);
+	json_str(&j, "command", command[0] ? command : NULL);
+	json_end(&j);
+}
+
+void
+report_pid_file(FILE *f, const struct options *o, const struct pid_row *rows,
+    size_t n)
+{
+	if (o->format == FORMAT_JSON)
+		pid_file_json(f, o, rows, n);
+	else
+		pid_file_text(f, rows, n);
+}
+
+/* A process that ended without rows: an error (on stderr in text), or
+ * what it is (a kernel thread, a zombie). */
+void
+report_pid_message(FILE *f, const struct options *o, long pid,
+    const char *status, const char *message)
+{
+	struct json j;
+
+	if (o->format == FORMAT_JSON) {
+		json_begin(&j, stdout, mode_name(o));
+		if (pid > 0)
+			json_u64(&j, "pid", (uint64_t)pid);
+		json_str(&j, "status", status);
+		json_str(&j, "message", message);
+		json_end(&j);
+		if (strcmp(status, "error") != 0)
+			return;
+	}
+	if (strcmp(status, "error") != 0)
+		fprintf(f, "%s\n", message);
+	else if (pid > 0)
+		fprintf(f, "elfthp-align: pid %ld: %s\n", pid, message);
+	else
+		fprintf(f, "elfthp-align: %s\n", message);
+}
+
+static const char *const fix_short[FIX_OTHER_FS + 1] = {
+	[FIX_REWRITE_RESTART] = "elfthp-align FILE, then a restart",
+	[FIX_STOP_WARM_START] = "a stop, elfthp-align --warm FILE and a start",
+	[FIX_WARM] = "elfthp-align --warm FILE",
+	[FIX_RESTART] = "a restart",
+	[FIX_ENABLE_THP] = "THP enabled for the process",
+	[FIX_OTHER_FS] = "another file system",
+};
+
+static void
+pid_summary_text(FILE *f, const struct pid_summary *s)
+{
+	char huge[16], missed[16];
+	const char *sep = ": ";
+	size_t i;
+
+	format_size(huge, sizeof(huge), s->huge_bytes);
+	format_size(missed, sizeof(missed), s->missed_bytes);
+	fprintf(f, "%zu process%s, %zu file%s: %s huge, %s could be",
+	    s->processes, s->processes == 1 ? "" : "es", s->files,
+	    s->files == 1 ? "" : "s", huge, missed);
+	for (i = 1; i <= FIX_OTHER_FS; i++) {
+		if (s->fixes[i] == 0)
+			continue;
+		fprintf(f, "%s%zu need%s %s", sep, s->fixes[i],
+		    s->fixes[i] == 1 ? "s" : "", fix_short[i]);
+		sep = ", ";
+	}
+	if (s->all)
+		fprintf(f, "; skipped %zu kernel thread%s and %zu zombie%s",
+		    s->kernel_threads, s->kernel_threads == 1 ? "" : "s",
+		    s->zombies, s->zombies == 1 ? "" : "s");
+	if (s->nunread > 0)
+		fprintf(f, "; %zu could not be read:", s->nunread);
+	for (i = 0; i < s->nunread && i < 16; i++)
+		fprintf(f, "%s pid %ld (%s)", i ? "," : "", s->unread[i].pid,
+		    s->unread[i].message);
+	if (s->nunread > 16)
+		fprintf(f, " and %zu more", s->nunread - 16);
+	fprintf(f, "\n");
+}
+
+static void
+pid_summary_json(FILE *f, const struct options *o, const struct pid_summary *s)
+{
+	struct json j;
+	size_t i;
+
+	json_begin(&j, f, mode_name(o));
+	json_object(&j, "summary");
+	json_u64(&j, "processes", s->processes);
+	json_u64(&j, "files", s->files);
+	json_u64(&j, "huge_bytes", s->huge_bytes);
+	json_u64(&j, "missed_bytes", s->missed_bytes);
+	json_u64(&j, "kernel_threads", s->kernel_threads);
+	json_u64(&j, "zombies", s->zombies);
+	json_u64(&j, "unreadable", s->nunread);
+	json_array(&j, "unread");
+	for (i = 0; i < s->nunread && i < 16; i++) {
+		json_object(&j, NULL);
+		json_u64(&j, "pid", (uint64_t)s->unread[i].pid);
+		json_str(&j, "message", s->unread[i].message);
+		json_close(&j);
+	}
+	json_close(&j);
+	json_close(&j);
+	json_end(&j);
+}
+
+void
+report_pid_summary(FILE *f, const struct options *o,
+    const struct pid_summary *s)
+{
+	if (o->format == FORMAT_JSON)
+		pid_summary_json(f, o, s);
+	else
+		pid_summary_text(f, s);
+}

@@ -52,10 +52,11 @@ def measured_row(machine, name):
     return HOST_GEOMETRY is not None and name == HOST_GEOMETRY and \
         HOST_GEOMETRY.startswith({"x86_64": "x86_64", "aarch64": "arm64"}
                                  .get(machine, "?"))
-PID_KEYS = ["schema", "mode", "pid", "file", "status", "dev", "inode",
-            "pmd_mapped_bytes", "huge_mappable", "windows", "windows_resident",
-            "resident_bytes", "rss_increase_if_huge_bytes", "why",
-            "why_message"]
+PID_KEYS = ["schema", "mode", "file", "status", "reason", "pids", "commands",
+            "dev", "inode", "windows_known", "windows", "windows_placed",
+            "windows_resident", "windows_huge", "huge_bytes", "missed_bytes",
+            "pmd_mapped_bytes", "resident_bytes", "rss_increase_if_huge_bytes",
+            "fs_type", "message", "fix", "command"]
 
 
 def readelf(args, path):
@@ -582,11 +583,13 @@ def smaps(pid, inode):
 
 
 def elf_files(pid):
-    """dev:inode of every mapped file whose on-disk bytes start with ELF magic."""
+    """dev:inode of every file mapped executable whose on-disk bytes start
+    with ELF magic."""
     seen = set()
     for line in open("/proc/%s/maps" % pid):
         f = line.split(None, 5)
-        if len(f) < 6 or int(f[4]) == 0 or not f[5].startswith("/"):
+        if len(f) < 6 or int(f[4]) == 0 or not f[5].startswith("/") or \
+                "x" not in f[1]:
             continue
         try:
             with open(f[5].strip(), "rb") as fh:
@@ -597,8 +600,45 @@ def elf_files(pid):
     return seen
 
 
+def pid_windows(pid, path, maps, pmdsz):
+    """The file's windows (read-only PT_LOADs, from its headers, as --report
+    counts them), those at PMD-aligned addresses and offsets in the
+    process, those with a page present (pagemap), and the Rss they would
+    add if huge."""
+    L = read_layout(path)
+    page = os.sysconf("SC_PAGE_SIZE")
+    w = placed = wres = extra = 0
+    with open("/proc/%s/pagemap" % pid, "rb") as pm:
+        for s in loads(L):
+            if s["flags"] & PF_W:
+                continue
+            w += windows(s["vaddr"], s["filesz"], pmdsz)
+            va = -(-s["vaddr"] // pmdsz) * pmdsz
+            while va + pmdsz <= s["vaddr"] + s["filesz"]:
+                off = s["offset"] + va - s["vaddr"]
+                va += pmdsz
+                m = [m for m in maps if "w" not in m["perms"] and
+                     m["offset"] <= off and
+                     off + pmdsz <= m["offset"] + m["end"] - m["start"]]
+                if not m:
+                    continue
+                at = m[0]["start"] + off - m[0]["offset"]
+                if at % pmdsz or off % pmdsz:
+                    continue
+                placed += 1
+                pm.seek(at // page * 8)
+                raw = pm.read(pmdsz // page * 8)
+                n = sum(1 for i in range(0, len(raw), 8)
+                        if raw[i + 7] & 0x80)           # bit 63: present
+                if n:
+                    wres += 1
+                    extra += pmdsz - n * page
+    return w, placed, wres, extra
+
+
 def cmd_pid(label, pid, path, tool_out, want):
-    """--pid PID --format json against smaps; want: 'huge' or 'plain'."""
+    """--pid PID --format json against smaps, pagemap and the file's
+    headers; want: 'huge', 'huge-unsure' or 'plain'."""
     st = os.stat(path)
     pmdsz = 2 * MiB
     try:
@@ -614,6 +654,8 @@ def cmd_pid(label, pid, path, tool_out, want):
         except ValueError as e:
             bad = bad or "invalid JSON line %r: %s" % (l, e)
             continue
+        if "summary" in o:
+            continue
         bad = bad or check_keys(o, PID_KEYS, "object")
         objs.append(o)
     if not objs:
@@ -625,7 +667,7 @@ def cmd_pid(label, pid, path, tool_out, want):
         "repeated: %r" % dup)
     expect_ids = elf_files(pid)
     out("PASS" if set(ids) == expect_ids else "FAIL",
-        label + ": every mapped ELF file reported",
+        label + ": every ELF file mapped executable reported",
         "tool %r, /proc/PID/maps %r" % (sorted(set(ids)), sorted(expect_ids)))
     mine = [o for o in objs if o.get("inode") == st.st_ino and
             o.get("file") == os.path.realpath(path)]
@@ -637,37 +679,18 @@ def cmd_pid(label, pid, path, tool_out, want):
     maps = smaps(pid, st.st_ino)
     pmd = sum(m["pmd"] for m in maps)
     rss = sum(m["rss"] for m in maps)
-    # Windows of the read-only mappings, and their pages present in pagemap.
-    page = os.sysconf("SC_PAGE_SIZE")
-    w = wres = extra = 0
-    with open("/proc/%s/pagemap" % pid, "rb") as pm:
-        for m in maps:
-            if "w" in m["perms"]:
-                continue
-            va = -(-m["start"] // pmdsz) * pmdsz
-            while va + pmdsz <= m["end"]:
-                w += 1
-                pm.seek(va // page * 8)
-                raw = pm.read(pmdsz // page * 8)
-                n = sum(1 for i in range(0, len(raw), 8)
-                        if raw[i + 7] & 0x80)           # bit 63: present
-                if n:
-                    wres += 1
-                    extra += pmdsz - n * page
-                va += pmdsz
+    w, placed, wres, extra = pid_windows(pid, path, maps, pmdsz)
     print("INFO\t%s: tool %s; smaps: %d mappings, PmdMapped %d, Rss %d, "
-          "windows %d, resident %d, +%d if huge" % (label, json.dumps(o),
-                                                  len(maps), pmd, rss, w,
-                                                  wres, extra))
+          "windows %d, placed %d, resident %d, +%d if huge" %
+          (label, json.dumps(o), len(maps), pmd, rss, w, placed, wres, extra))
+    out("PASS" if o["pids"] == [int(pid)] else "FAIL", label + ": pids = [PID]",
+        "pids %r" % o["pids"])
     out("PASS" if o["pmd_mapped_bytes"] == pmd else "FAIL",
         label + ": pmd_mapped_bytes = sum of FilePmdMapped+ShmemPmdMapped in smaps",
         "tool %r, smaps %d" % (o["pmd_mapped_bytes"], pmd))
-    out("PASS" if o["windows_resident"] <= o["windows"] else "FAIL",
-        label + ": windows_resident <= windows",
-        "%r > %r" % (o["windows_resident"], o["windows"]))
-    out("PASS" if o["windows"] == w else "FAIL",
-        label + ": windows = PMD ranges inside its read-only mappings",
-        "tool %r, smaps %d" % (o["windows"], w))
+    out("PASS" if (o["windows"], o["windows_placed"]) == (w, placed) else "FAIL",
+        label + ": windows (read-only PT_LOADs) and placed (aligned in the process)",
+        "tool (%r, %r), model (%d, %d)" % (o["windows"], o["windows_placed"], w, placed))
     out("PASS" if (o["windows_resident"], o["rss_increase_if_huge_bytes"]) ==
         (wres, extra) else "FAIL",
         label + ": windows_resident and rss_increase_if_huge = pagemap's",
@@ -677,11 +700,13 @@ def cmd_pid(label, pid, path, tool_out, want):
         label + ": resident_bytes = sum of Rss in smaps",
         "tool %r, smaps %d" % (o["resident_bytes"], rss))
     if want in ("huge", "huge-unsure"):
-        out("PASS" if o["huge_mappable"] is True else "FAIL", label + ": huge_mappable true",
-            "huge_mappable %r" % o["huge_mappable"])
+        out("PASS" if placed == w else "FAIL", label + ": every window placed",
+            "placed %d of %d" % (placed, w))
         if pmd > 0:
-            out("PASS" if o["pmd_mapped_bytes"] > 0 else "FAIL", label + ": pmd_mapped > 0",
-                "pmd_mapped %r" % o["pmd_mapped_bytes"])
+            out("PASS" if o["windows_huge"] == pmd // pmdsz and o["status"] in
+                ("huge", "partly-huge") else "FAIL",
+                label + ": huge windows = PmdMapped / PMD, status huge or partly",
+                "windows_huge %r, status %r" % (o["windows_huge"], o["status"]))
         elif want == "huge":
             # The tmpfs got huge pages for the copies: no PMD is a failure.
             out("FAIL", label + ": pmd_mapped > 0",
@@ -692,8 +717,10 @@ def cmd_pid(label, pid, path, tool_out, want):
     else:
         out("PASS" if o["pmd_mapped_bytes"] == 0 else "FAIL", label + ": pmd_mapped 0",
             "pmd_mapped %r" % o["pmd_mapped_bytes"])
-        out("PASS" if o["huge_mappable"] is False else "FAIL", label + ": huge_mappable false",
-            "huge_mappable %r" % o["huge_mappable"])
+        out("PASS" if (o["status"], o["command"]) ==
+            ("layout", "elfthp-align " + os.path.realpath(path)) else "FAIL",
+            label + ": status layout, and the command that rewrites it",
+            "status %r, command %r" % (o["status"], o["command"]))
 
 
 def cmd_base(pid, path):

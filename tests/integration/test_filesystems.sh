@@ -27,7 +27,7 @@
 #   - a cp warmed with --warm is huge;
 #   - busy: --warm on a file whose small folios a running process maps
 #     exits 1, names the pid, and leaves the cache as it was;
-#   - --pid says why: small folios (cold), nothing (warmed), replaced,
+#   - --pid says why: small folios (cold), huge (warmed), replaced,
 #     THP disabled by prctl (a negative control for the smaps figure);
 #   - --host: its JSON keys, and its verdict for the mount agrees with
 #     what was measured there;
@@ -326,13 +326,14 @@ print(" ".join(str(p) for r in json.loads(sys.argv[1])["reasons"] for p in r.get
     hold_stop
 }
 
-# pid_why PID FILE: the why code --pid gives for FILE.
+# pid_why PID FILE: what --pid says of FILE: its status, or for a status
+# with a reason (cannot-be-huge, partly-huge), the reason.
 pid_why() {
     "$TOOL" --pid "$1" --format json | python3 -c 'import json, sys
 for line in sys.stdin:
     o = json.loads(line)
-    if o["file"].startswith(sys.argv[1]):
-        print(o["why"]); break' "$(realpath "$2")"
+    if o.get("file", "").startswith(sys.argv[1]):
+        print(o["reason"] or o["status"]); break' "$(realpath "$2")"
 }
 
 # pid_cases FS M: --pid says why, and THP disabled is a negative control.
@@ -345,7 +346,7 @@ pid_cases() {
     assert "$fs: --pid after the file was replaced: replaced" equals "why" "$(pid_why "$HOLD_PID" "$M/cold")" replaced
     hold_stop
     hold_start "$WORK/pid.out" "$M/lld-o" || { fail "$fs: --pid holder" "$WHY"; return; }
-    assert "$fs: --pid on the warmed file: no why" equals "why" "$(pid_why "$HOLD_PID" "$M/lld-o")" none
+    assert "$fs: --pid on the warmed file: huge" equals "why" "$(pid_why "$HOLD_PID" "$M/lld-o")" huge
     hold_stop
     hold_start "$WORK/pid.out" python3 -c 'import ctypes, os, sys
 ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)     # PR_SET_THP_DISABLE

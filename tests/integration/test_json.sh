@@ -8,7 +8,7 @@
 # (tests/integration/json_lines.py, python3-jsonschema): one object per
 # line, "schema": 1 and "mode" first, a "status" for every file, errors
 # included, byte counts *_bytes, flags unpadded.  Also:
-#   - --check, --compat and --warm end with one summary object on stdout,
+#   - --check, --compat, --warm and --pid end with one summary object on stdout,
 #     nothing else (no text) on stdout;
 #   - the man page (JSON OUTPUT) names every key the schema has;
 #   - a control: a line the schema must refuse is refused;
@@ -93,7 +93,18 @@ assert "rewrite --no-warm (no page_cache): valid" valid rewrite --no-warm --form
 assert "host: valid" valid host --host --format json "$WORK" /nonexistent-path
 sleep 30 & pid=$!
 assert "pid: valid" valid pid --pid "$pid" --format json
+assert "pid: ends with the summary" last_is_summary
+assert "pid all: valid" valid pid --pid all --format json
+assert "pid all: ends with the summary" last_is_summary
+assert "pid 2 (a kernel thread): valid" valid pid --pid 2 --format json
 kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+bash -c 'sleep 0 & exec sleep 30' & parent=$!
+sleep 0.5
+zombie=$(ps -o pid= --ppid "$parent" | tr -d ' ')
+if need "pid of a zombie: valid" "no zombie child appeared" [ -n "$zombie" ]; then
+    assert "pid of a zombie: valid" valid pid --pid "$zombie" --format json
+fi
+kill "$parent" 2>/dev/null; wait "$parent" 2>/dev/null
 assert "pid of no process: valid" valid pid --pid 999999999 --format json
 
 # The schema can say no: a padded flag, a count as a string, an unknown key.

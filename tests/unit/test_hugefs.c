@@ -2,7 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * Unit tests of the run-time core: hugefs.c (what a file system does with
- * PMD-sized folios, the --host outcome and its advice, the --pid "why")
+ * PMD-sized folios, the --host outcome and its advice)
  * and windows.c (which file ranges --warm works on, and its verdict).
  * The facts are those of the man page (HUGE PAGES AT RUN TIME); the
  * layouts are those linkers make (GNU ld: offset == vaddr; lld: text at
@@ -190,32 +190,6 @@ test_sentences(void **state)
 	assert_string_equal(fs_outcome_name(FS_NO_HUGE_FOLIOS), "no-huge-folios");
 }
 
-/* --pid: the most decisive reason first. */
-static void
-test_map_why(void **state)
-{
-	struct map_facts m = { .eligible = true, .fs_keeps_huge = TRI_YES,
-		.windows_resident = 5, .pmd_mapped = 0, .pmd = M(2) };
-
-	(void)state;
-	assert_int_equal(map_why(&m), WHY_SMALL_FOLIOS);
-	m.pmd_mapped = M(10);
-	assert_int_equal(map_why(&m), WHY_NONE);
-	m.pmd_mapped = M(8);		/* one window still small */
-	assert_int_equal(map_why(&m), WHY_SMALL_FOLIOS);
-	m.pmd_mapped = 0;
-	m.fs_keeps_huge = TRI_NO;
-	assert_int_equal(map_why(&m), WHY_NO_HUGE_FOLIOS);
-	m.deleted = true;
-	assert_int_equal(map_why(&m), WHY_REPLACED);
-	m.thp_disabled = true;
-	assert_int_equal(map_why(&m), WHY_THP_DISABLED);
-	m = (struct map_facts){ .eligible = true, .pmd = M(2) };
-	assert_int_equal(map_why(&m), WHY_NOT_TOUCHED);
-	m.eligible = false;
-	assert_int_equal(map_why(&m), WHY_NONE);
-}
-
 /* A file: headers and n PT_LOADs, as readelf would show them. */
 struct layout {
 	struct elf_layout L;
@@ -312,7 +286,6 @@ main(void)
 		cmocka_unit_test(test_tmpfs),
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_sentences),
-		cmocka_unit_test(test_map_why),
 		cmocka_unit_test(test_warm_plan_lld),
 		cmocka_unit_test(test_warm_plan_overlap),
 		cmocka_unit_test(test_warm_verdict),

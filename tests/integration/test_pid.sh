@@ -1,0 +1,337 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
+# test_pid.sh BUILDDIR - elfthp-align --pid on live processes.
+#
+# The fixture: libbig.so linked by lld from the fixtures' big_funcs.o and
+# big_blob.o (8 MiB of text, 4 MiB of rodata) and a 6 MiB table of
+# pointers (.data.rel.ro: RELRO, which ld.so maps r--p after relocating),
+# with shared-main's big_main.o linked against it (rpath $ORIGIN).  lld puts
+# the text at p_vaddr = p_offset + 0x1000, so the library needs a rewrite.
+# Three copies run from a loop-mounted ext4, each in its own directory:
+#   huge/   the library written there by `elfthp-align -o` (large writes:
+#           huge folios): --pid says huge, with as many windows as --report
+#           counts (RELRO adds none: checked to lie over a full PMD range of
+#           an r--p mapping, so counting mappings would give more), and
+#           FilePmdMapped of the library = windows x PMD;
+#   layout/ a cp of the original: layout, and the command; running that
+#           command and restarting makes it huge (the command is exact);
+#   small/  a cp of huge/'s library (small folios, the negative control
+#           for huge/): small-folios and the command; stopping, running
+#           it and starting again makes it huge.
+# libc in any of them: nothing to gain.  pid 2 (a kernel thread) and a
+# zombie made here get their messages.  --pid A --pid B reports both;
+# --pid all finds huge/'s process under its library; a missing pid among
+# others is an error (exit 2) and the others are still reported.
+# Fault injection: proc_fault.so (LD_PRELOAD) fails each open, read and
+# pread of /proc/PID/... in turn (the mapped files are opened through
+# /proc/PID/root: those opens too); each is exit 2, a message naming the call,
+# the file and the errno, and no status on stdout; so does a short read of
+# pagemap.  So is ulimit -n 4
+# (the tool's libraries load, then its second descriptor is refused).
+. "$(dirname "$0")/lib.sh"
+need_builddir "$@"
+need_tool
+
+OBJ=$BUILD/obj/x86_64
+PMD=$(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size 2>/dev/null || echo 2097152)
+
+# pid_json PID... : the tool's JSON for these pids, in $WORK/pid.json.
+pid_json() {
+    local a=() p
+    for p in "$@"; do a+=(--pid "$p"); done
+    run_tool "${a[@]}" --format json
+    printf '%s\n' "$T_OUT" > "$WORK/pid.json"
+}
+
+# field FILE KEY: KEY of the line about FILE in $WORK/pid.json ("" if none).
+field() {
+    python3 - "$1" "$2" "$WORK/pid.json" <<'EOF'
+import json, sys
+path, key, out = sys.argv[1:4]
+for line in open(out):
+    o = json.loads(line)
+    if o.get("file") == path:
+        v = o[key]
+        print(" ".join(str(x) for x in v) if isinstance(v, list) else
+              "null" if v is None else v)
+        break
+EOF
+}
+
+# ro_mapping_ranges PID FILE: PMD ranges inside FILE's non-writable
+# mappings, RELRO's r--p included: what --pid counted before it read the
+# file's own headers.
+ro_mapping_ranges() {
+    python3 - "$1" "$2" "$PMD" <<'EOF'
+import sys
+pid, path, pmd = sys.argv[1], sys.argv[2], int(sys.argv[3])
+n = 0
+for line in open("/proc/%s/maps" % pid):
+    f = line.split()
+    if len(f) >= 6 and f[5] == path and "w" not in f[1]:
+        s, e = (int(x, 16) for x in f[0].split("-"))
+        n += max(0, e // pmd - (s + pmd - 1) // pmd)
+print(n)
+EOF
+}
+
+build_fixture() {
+    local L=$WORK/lib
+    [ "$(uname -m)" = x86_64 ] || { WHY="host is $(uname -m); the fixture is x86_64"; return 2; }
+    command -v ld.lld >/dev/null || { WHY="ld.lld not installed"; return 2; }
+    [ -f "$OBJ/big_funcs.o" ] || { WHY="no $OBJ/big_funcs.o"; return 1; }
+    mkdir -p "$L"
+    cat > "$L/relro.S" <<'EOF'
+	.section .rodata
+anchor:	.byte 1
+	.section .data.rel.ro,"aw"
+	.globl big_relro_table
+	.balign 8
+big_relro_table:
+	.rept 786432
+	.quad anchor
+	.endr
+	.section .note.GNU-stack,"",@progbits
+EOF
+    gcc -c "$L/relro.S" -o "$L/relro.o" &&
+        gcc -fuse-ld=lld -shared -Wl,--pack-dyn-relocs=relr -Wl,-soname,libbig.so \
+            -o "$L/libbig.so" "$OBJ/big_funcs.o" "$OBJ/big_blob.o" "$L/relro.o" &&
+        gcc -o "$L/main" "$OBJ/big_main.o" -L"$L" -l:libbig.so -Wl,-rpath,'$ORIGIN' ||
+        { WHY="building the library failed"; return 1; }
+    local relro; relro=$(readelf -lW "$L/libbig.so" | awk '$1 == "GNU_RELRO" { print $5 }')
+    [ $((relro)) -ge $((4 * 1048576)) ] ||
+        { WHY="RELRO below 4 MiB: $(readelf -lW "$L/libbig.so" | grep RELRO)"; return 1; }
+}
+if ! assert "fixture: lld library with 6 MiB of RELRO" build_fixture; then
+    finish
+fi
+
+M=$WORK/ext4
+if ! assert "mount an ext4 image" mount_image ext4 "$M"; then
+    finish
+fi
+mkdir -p "$M/huge" "$M/layout" "$M/small"
+for d in huge layout small; do cp "$WORK/lib/main" "$M/$d/main"; done
+run_tool -o "$M/huge/libbig.so" "$WORK/lib/libbig.so"
+assert "elfthp-align -o onto ext4: exit 0" tool_rc 0
+cp "$WORK/lib/libbig.so" "$M/layout/libbig.so"
+cp "$M/huge/libbig.so" "$M/small/libbig.so"
+LIBC=$(ldd "$WORK/lib/main" | awk '/libc\.so/ { print $3 }')
+LIBC=$(realpath "$LIBC")
+run_tool --report --format json "$M/huge/libbig.so"
+REPORT_W=$(printf '%s\n' "$T_OUT" | python3 -c 'import json, sys
+print(sum(g["windows_after"] for g in json.loads(sys.stdin.readline())["segments"]))')
+echo "# --report counts $REPORT_W windows"
+
+# start DIR: run DIR/main --hold from DIR; its pid in P_<DIR>.
+start() {
+    hold_start "$WORK/$1.out" "$M/$1/main" || return 1
+    eval "P_$1=$HOLD_PID"
+    HELD="$HELD $HOLD_PID"
+    HOLD_PID=""
+}
+# stop DIR
+stop() {
+    local p; eval "p=\$P_$1"
+    kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+}
+
+# --- huge: the rewritten library ---------------------------------------------
+assert "huge/ runs" start huge || finish
+pid_json "$P_huge"
+assert "--pid huge/: exit 0" tool_rc 0
+assert "--pid huge/: status huge" equals status "$(field "$M/huge/libbig.so" status)" huge
+assert "--pid huge/: windows = --report's windows_after" equals windows \
+    "$(field "$M/huge/libbig.so" windows)" "$REPORT_W"
+assert "--pid huge/: every window huge" equals windows_huge \
+    "$(field "$M/huge/libbig.so" windows_huge)" "$REPORT_W"
+assert "huge/: FilePmdMapped of the library = windows x PMD" kb_is FilePmdMapped \
+    "$(pmd_kb "$P_huge" "$M/huge/libbig.so")" $((REPORT_W * PMD / 1024))
+relro_counts() {
+    local n; n=$(ro_mapping_ranges "$P_huge" "$M/huge/libbig.so")
+    [ "$n" -gt "$REPORT_W" ] && return 0
+    WHY="read-only mappings hold $n PMD ranges, windows $REPORT_W: RELRO is not exercised"
+    return 1
+}
+assert "fixture: RELRO (r--p) holds PMD ranges beyond the windows" relro_counts
+assert "--pid huge/: libc has nothing to gain" equals status \
+    "$(field "$LIBC" status)" nothing-to-gain
+assert "--pid huge/: no command for a huge file" equals command \
+    "$(field "$M/huge/libbig.so" command)" null
+run_tool --pid "$P_huge"
+has_line() {
+    case $T_OUT in *"$1"*) return 0 ;; esac
+    WHY="no '$1' in: $(tool_said)"; return 1
+}
+assert "--pid huge/ (text): the library is huge" has_line "$M/huge/libbig.so: huge; $REPORT_W of $REPORT_W windows huge"
+assert "--pid huge/ (text): a summary" has_line "1 process, "
+
+# --- layout: the original, unaligned -------------------------------------------
+assert "layout/ runs" start layout || finish
+pid_json "$P_layout"
+assert "--pid layout/: status layout" equals status "$(field "$M/layout/libbig.so" status)" layout
+assert "--pid layout/: the command" equals command \
+    "$(field "$M/layout/libbig.so" command)" "elfthp-align $M/layout/libbig.so"
+assert "layout/: no PMD mapping (negative control)" kb_is FilePmdMapped \
+    "$(pmd_kb "$P_layout" "$M/layout/libbig.so")" 0
+run_tool --pid "$P_layout"
+assert "--pid layout/ (text): next step" has_line "next: run elfthp-align $M/layout/libbig.so, then restart pid $P_layout (main)"
+# Follow it: run the command, restart; now huge.
+stop layout
+# shellcheck disable=SC2046
+$(field "$M/layout/libbig.so" command | sed "s|^elfthp-align|$TOOL|") > /dev/null
+assert "layout/ restarted after the command" start layout
+pid_json "$P_layout"
+assert "layout/ after the command and a restart: huge" equals status \
+    "$(field "$M/layout/libbig.so" status)" huge
+assert "layout/ after: FilePmdMapped = windows x PMD" kb_is FilePmdMapped \
+    "$(pmd_kb "$P_layout" "$M/layout/libbig.so")" $((REPORT_W * PMD / 1024))
+stop layout
+
+# --- small: a cp of the aligned library ----------------------------------------
+assert "small/ runs" start small || finish
+assert "small/: no PMD mapping (cp makes small folios)" kb_is FilePmdMapped \
+    "$(pmd_kb "$P_small" "$M/small/libbig.so")" 0
+pid_json "$P_small"
+assert "--pid small/: status small-folios" equals status \
+    "$(field "$M/small/libbig.so" status)" small-folios
+assert "--pid small/: the command" equals command \
+    "$(field "$M/small/libbig.so" command)" "elfthp-align --warm $M/small/libbig.so"
+case $(field "$M/small/libbig.so" fix) in
+    "stop pid $P_small (main), run elfthp-align --warm $M/small/libbig.so, then start it again"*)
+        pass "--pid small/: stop, warm, start" ;;
+    *) fail "--pid small/: stop, warm, start" "$(field "$M/small/libbig.so" fix)" ;;
+esac
+stop small
+"$TOOL" --warm "$M/small/libbig.so" > /dev/null
+assert "small/ restarted after the command" start small
+assert "small/ after stop, warm, start: FilePmdMapped = windows x PMD" kb_is FilePmdMapped \
+    "$(pmd_kb "$P_small" "$M/small/libbig.so")" $((REPORT_W * PMD / 1024))
+
+# --- several pids, all -------------------------------------------------------------
+both() {
+    pid_json "$P_huge" "$P_small"
+    [ "$T_RC" -eq 0 ] || { WHY="$(tool_said)"; return 1; }
+    [ "$(field "$M/huge/libbig.so" pids)" = "$P_huge" ] &&
+        [ "$(field "$M/small/libbig.so" pids)" = "$P_small" ] && return 0
+    WHY="$(tool_said)"; return 1
+}
+assert "--pid A --pid B: both reported" both
+libc_both() {
+    local p; p=" $(field "$LIBC" pids) "
+    case $p in *" $P_huge "*) case $p in *" $P_small "*) return 0 ;; esac ;; esac
+    WHY="libc's pids: [$p]"; return 1
+}
+assert "--pid A --pid B: one line for libc, naming both" libc_both
+missing_among() {
+    local p; p=$(cat /proc/sys/kernel/pid_max)
+    run_tool --pid "$P_huge" --pid "$p"
+    [ "$T_RC" -eq 2 ] || { WHY="expected exit 2: $(tool_said)"; return 1; }
+    case $T_ERR in *"pid $p: no such process"*) ;; *) WHY="$(tool_said)"; return 1 ;; esac
+    case $T_OUT in *"$M/huge/libbig.so: huge"*) return 0 ;; esac
+    WHY="the readable pid was dropped: $(tool_said)"; return 1
+}
+assert "--pid A --pid MISSING: exit 2, A still reported" missing_among
+all_finds() {
+    run_tool --pid all --format json
+    printf '%s\n' "$T_OUT" > "$WORK/pid.json"
+    case " $(field "$M/huge/libbig.so" pids) " in
+        *" $P_huge "*) ;;
+        *) WHY="pid $P_huge not under $M/huge/libbig.so: $(tool_said)"; return 1 ;;
+    esac
+    printf '%s\n' "$T_OUT" | tail -1 | grep -q '"summary":{"processes":' ||
+        { WHY="no summary last: $(tool_said)"; return 1; }
+}
+assert "--pid all: the fixture's process under its library" all_finds
+run_tool --pid all
+assert "--pid all (text): a summary" has_line " processes, "
+assert "--pid all (text): kernel threads skipped" has_line "kernel thread"
+
+# --- kernel thread, zombie ------------------------------------------------------------
+kthread() {
+    grep -q '^Kthread:[[:space:]]*1' /proc/2/status 2>/dev/null ||
+        [ "$(awk '/^Name:/ { print $2 }' /proc/2/status)" = kthreadd ] ||
+        { WHY="pid 2 is not a kernel thread here"; return 2; }
+    run_tool --pid 2
+    [ "$T_RC" -eq 0 ] && [ "$T_OUT" = "pid 2 is a kernel thread: no user mappings" ] && return 0
+    WHY="$(tool_said)"; return 1
+}
+assert "--pid 2: a kernel thread" kthread
+zombie() {
+    local parent z i
+    # The child exits at once; its parent (sleep, after exec) never waits.
+    bash -c 'sleep 0 & exec sleep 60' & parent=$!
+    HELD="$HELD $parent"
+    for i in $(seq 1 100); do
+        z=$(ps -o pid= --ppid "$parent" | tr -d ' ')
+        [ -n "$z" ] && grep -q '^State:[[:space:]]*Z' "/proc/$z/status" 2>/dev/null && break
+        sleep 0.05
+    done
+    [ -n "$z" ] || { WHY="no zombie appeared"; return 1; }
+    run_tool --pid "$z"
+    [ "$T_RC" -eq 0 ] && [ "$T_OUT" = "pid $z is a zombie: no mappings" ] || { WHY="$(tool_said)"; return 1; }
+    run_tool --pid "$z" --format json
+    case $T_OUT in *'"status":"zombie"'*) return 0 ;; esac
+    WHY="JSON: $(tool_said)"; return 1
+}
+assert "--pid ZOMBIE: a zombie" zombie
+
+# --- faults -----------------------------------------------------------------------------
+FAULT=$WORK/proc_fault.so
+# A SANITIZE=1 build wants its runtime first; the shim comes first here.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+if need "fault injection" "cannot build the LD_PRELOAD shim" \
+    gcc -shared -fPIC -O2 -o "$FAULT" "$LIB_DIR/proc_fault.c" -ldl; then
+    rm -f "$WORK/calls"
+    ELFTHP_FAULT_N=0 ELFTHP_FAULT_LOG=$WORK/calls LD_PRELOAD=$FAULT \
+        "$TOOL" --pid "$P_huge" > "$WORK/fault.out" 2>&1
+    N=$(wc -l < "$WORK/calls")
+    assert "fault shim: no fault, exit 0, huge" equals "output" \
+        "$(grep -c "$M/huge/libbig.so: huge" "$WORK/fault.out")" 1
+    for k in $(seq 1 "$N"); do
+        call=$(sed -n "${k}p" "$WORK/calls" | cut -d' ' -f2-)
+        ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT timeout 60 "$TOOL" --pid "$P_huge" \
+            > "$WORK/fault.out" 2> "$WORK/fault.err"
+        rc=$?
+        case $call in open*) e="Too many open files" ;; *) e="Input/output error" ;; esac
+        if [ "$rc" -eq 2 ] && grep -qF "pid $P_huge: $call: $e" "$WORK/fault.err" &&
+            [ ! -s "$WORK/fault.out" ]; then
+            pass "fault $k/$N ($call): exit 2, named, no status"
+        else
+            fail "fault $k/$N ($call): exit 2, named, no status" \
+                "rc=$rc stdout=[$(head -c 300 "$WORK/fault.out")] stderr=[$(cat "$WORK/fault.err")]"
+        fi
+    done
+    # A short read of pagemap: its last pread.
+    k=$(grep -n ' pread /proc/[0-9]*/pagemap$' "$WORK/calls" | tail -1 | cut -d: -f1)
+    call=$(sed -n "${k}p" "$WORK/calls" | cut -d' ' -f2-)
+    ELFTHP_FAULT_SHORT=1 ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT timeout 60 "$TOOL" --pid "$P_huge" \
+        > "$WORK/fault.out" 2> "$WORK/fault.err"
+    rc=$?
+    if [ "$rc" -eq 2 ] && grep -qF "pid $P_huge: $call: short read" "$WORK/fault.err" &&
+        [ ! -s "$WORK/fault.out" ]; then
+        pass "short $call: exit 2, named, no status"
+    else
+        fail "short $call: exit 2, named, no status" \
+            "rc=$rc stdout=[$(head -c 300 "$WORK/fault.out")] stderr=[$(cat "$WORK/fault.err")]"
+    fi
+    ELFTHP_FAULT_N=1 LD_PRELOAD=$FAULT timeout 60 "$TOOL" --pid all > "$WORK/fault.out" 2> "$WORK/fault.err"
+    rc=$?
+    if [ "$rc" -eq 2 ] && grep -q "Too many open files" "$WORK/fault.err"; then
+        pass "fault in --pid all: exit 2, named"
+    else
+        fail "fault in --pid all: exit 2, named" "rc=$rc stderr=[$(cat "$WORK/fault.err")]"
+    fi
+fi
+few_fds() {
+    (ulimit -n 4; exec "$TOOL" --pid "$P_huge") > "$WORK/fds.out" 2> "$WORK/fds.err"
+    T_RC=$? T_OUT=$(cat "$WORK/fds.out") T_ERR=$(cat "$WORK/fds.err")
+    [ "$T_RC" -eq 2 ] && [ -z "$T_OUT" ] || { WHY="$(tool_said)"; return 1; }
+    case $T_ERR in *"open /proc/$P_huge/"*"Too many open files"*) return 0 ;; esac
+    WHY="$(tool_said)"; return 1
+}
+assert "ulimit -n 4: exit 2, EMFILE named, no status" few_fds
+
+cleanup_hook
+finish
