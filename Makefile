@@ -5,6 +5,7 @@
 #   make            build ./elfthp-align
 #   make check      unit tests (tests/unit/, tests/test_rewrite), then
 #                   integration tests on fixtures built here
+#                   ($(HOOKED), the tool with its test hooks, too)
 #   make mutation   the unit and write-pass tests again, built in build/mutant
 #                   with plan_verify stubbed to `return 0` (src/plan_check.c,
 #                   -DELFTHP_MUTANT_VERIFY): succeeds only if some of them
@@ -95,7 +96,23 @@ link_write_test = $(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) \
 tests/test_rewrite: tests/test_rewrite.c $(WRITE_OBJS)
 	$(call link_write_test,$(WRITE_OBJS))
 
-check: elfthp-align $(UNIT_TESTS) $(WRITE_TESTS)
+# The tool with its test hooks (-DELFTHP_TEST_HOOKS: environment variables
+# that make a race or a fault happen every time), for the integration
+# tests that need them; only the objects that hold a hook differ.
+HOOKS      = build/hooks
+HOOK_SRCS  = src/atomic_file.c
+HOOK_OBJS  = $(patsubst src/%.c,$(HOOKS)/%.o,$(HOOK_SRCS))
+HOOKED     = $(HOOKS)/elfthp-align
+
+$(HOOKS)/%.o: src/%.c src/%.o
+	@mkdir -p $(@D)
+	$(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) \
+	    -DELFTHP_TEST_HOOKS -c -o $@ $<
+
+$(HOOKED): $(filter-out $(HOOK_SRCS:.c=.o),$(OBJS)) $(HOOK_OBJS)
+	$(CC) -pthread $(LDFLAGS) -o $@ $^ $(ELF_LIBS) $(LDLIBS)
+
+check: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS)
 	@sh tests/run.sh $(UNIT_TESTS) $(WRITE_TESTS)
 
 # The mutant: only plan_check.o differs, and it lives in build/mutant, so

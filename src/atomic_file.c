@@ -433,6 +433,30 @@ sync_dir(const char *path)
 	free(copy);
 }
 
+#ifdef ELFTHP_TEST_HOOKS
+/*
+ * Test builds only (build/hooks/elfthp-align): ELFTHP_TEST_STDOUT_BEFORE_SYNC
+ * writes a line to standard output while the temporary file is complete
+ * and still open, as the main thread printing an earlier file's line late
+ * would.
+ * It makes the closed-descriptor race of tests/integration/test_stdfds.sh
+ * happen every time instead of on a loaded machine only.
+ */
+static void
+hook_before_sync(void)
+{
+	if (getenv("ELFTHP_TEST_STDOUT_BEFORE_SYNC") != NULL) {
+		fputs("{\"schema\":1,\"mode\":\"test-hook\"}\n", stdout);
+		fflush(stdout);
+	}
+}
+#else
+static void
+hook_before_sync(void)
+{
+}
+#endif
+
 /*
  * Data and metadata on disk before the rename can make them visible, unless
  * the caller does not need that (--no-sync: build outputs it can remake).
@@ -442,6 +466,7 @@ atomic_sync(struct atomic_file *a, bool durable, char *err, size_t n)
 {
 	int rc = 0;
 
+	hook_before_sync();
 	a->durable = durable;
 	if (durable && fsync(a->fd) != 0)
 		rc = error_text(err, n, "fsync: %s", strerror(errno));
@@ -452,6 +477,7 @@ atomic_sync(struct atomic_file *a, bool durable, char *err, size_t n)
 		atomic_abort(a);
 	return rc;
 }
+
 
 int
 atomic_rename(struct atomic_file *a, char *err, size_t n)
