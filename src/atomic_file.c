@@ -285,6 +285,17 @@ atomic_open(struct atomic_file *a, const char *final_path, FILE *notes,
 		return error_text(err, n, "cannot create a temporary file beside it: %s",
 		    strerror(e));
 	}
+	/*
+	 * main() keeps descriptors 0 to 2 open: here, one of them would take
+	 * what is printed to a closed standard stream into the new file.
+	 */
+	if (a->fd <= STDERR_FILENO) {
+		int fd = a->fd;
+
+		atomic_abort(a);
+		return error_text(err, n, "the temporary file got descriptor %d, "
+		    "a standard stream's: refusing to write it", fd);
+	}
 	/* While it is held, no later run takes the file for a stale one. */
 	flock(a->fd, LOCK_EX | LOCK_NB);
 	return 0;
