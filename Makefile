@@ -100,7 +100,7 @@ tests/test_rewrite: tests/test_rewrite.c $(WRITE_OBJS)
 # that make a race or a fault happen every time), for the integration
 # tests that need them; only the objects that hold a hook differ.
 HOOKS      = build/hooks
-HOOK_SRCS  = src/atomic_file.c
+HOOK_SRCS  = src/atomic_file.c src/warm.c
 HOOK_OBJS  = $(patsubst src/%.c,$(HOOKS)/%.o,$(HOOK_SRCS))
 HOOKED     = $(HOOKS)/elfthp-align
 
