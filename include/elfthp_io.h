@@ -65,7 +65,7 @@ int atomic_rename(struct atomic_file *, char *, size_t);
 void atomic_abort(struct atomic_file *);
 
 /* fs_info.c: reading those facts. */
-int fs_identify(const char *path, struct fs_info *);
+int fs_identify(const char *path, struct fs_info *, const char **failed);
 int host_kernel(char *release, size_t, struct kernel_version *);
 int thp_setting(const char *name, char *, size_t);
 enum tri kernel_config(const char *option, const char *release, char *where,

@@ -128,10 +128,10 @@ type_from_magic(const char *path, struct fs_info *fs)
  * The file system that holds path, by the longest mount point that is a
  * prefix of its real path (devices do not do: btrfs gives each subvolume a
  * device number of its own).  Returns -1 with errno if path cannot be
- * resolved or /proc/self/mountinfo cannot be read.
+ * resolved or /proc/self/mountinfo cannot be read (*failed names which).
  */
 int
-fs_identify(const char *path, struct fs_info *fs)
+fs_identify(const char *path, struct fs_info *fs, const char **failed)
 {
 	char *real = realpath(path, NULL), line[8192];
 	size_t best = 0;
@@ -140,20 +140,28 @@ fs_identify(const char *path, struct fs_info *fs)
 	int e = 0;
 
 	memset(fs, 0, sizeof(*fs));
+	*failed = "realpath";
 	if (real == NULL)
 		return -1;
-	/* Without mountinfo, tmpfs's huge= is unknown: an error, not "never". */
-	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL) {
+	*failed = "/proc/self/mountinfo";
+	/*
+	 * Without mountinfo, tmpfs's huge= is unknown: an error, not "never";
+	 * only where /proc is not mounted at all does the type come from
+	 * statfs.  A read that matched no mount, not even "/", was cut short.
+	 */
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL &&
+	    errno != ENOENT) {
 		e = errno;
 		free(real);
 		errno = e;
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f) != NULL)
-		consider_mount(line, real, &best, fs);
-	if (ferror(f))
-		e = errno ? errno : EIO;
-	fclose(f);
+	if (f != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			consider_mount(line, real, &best, fs);
+		e = ferror(f) ? (errno ? errno : EIO) : best == 0 ? EIO : 0;
+		fclose(f);
+	}
 	if (e != 0) {
 		free(real);
 		errno = e;
@@ -198,8 +206,8 @@ thp_setting(const char *name, char *buf, size_t len)
 	    (open = strchr(line, '[')) != NULL &&
 	    (close = strchr(open, ']')) != NULL)
 		snprintf(buf, len, "%.*s", (int)(close - open - 1), open + 1);
-	else if (ferror(f))
-		e = errno ? errno : EIO;
+	else	/* a read error, or cut short: every setting has a choice */
+		e = ferror(f) && errno ? errno : EIO;
 	fclose(f);
 	errno = e;
 	return e ? -1 : 0;
@@ -326,10 +334,11 @@ int
 fs_expect_path(const char *path, struct fs_info *fs, struct fs_expect *e)
 {
 	struct fs_info local;
+	const char *failed;
 
 	if (fs == NULL)
 		fs = &local;
-	if (fs_identify(path, fs) != 0)
+	if (fs_identify(path, fs, &failed) != 0)
 		return -1;
 	fs_expect(fs, host_kernel_version(), host_ro_thp_for_fs(), e);
 	return 0;

@@ -141,6 +141,18 @@ probe_measure(int fd, uint64_t size, uint64_t pmd, struct fs_probe *p)
 	p->done = true;
 }
 
+/*
+ * Did a probe fail to measure (rather than find the directory unwritable:
+ * EROFS, EACCES, EPERM, ENOSPC, EDQUOT, which judge by type instead)?
+ */
+static bool
+probe_broke(const struct fs_probe *p)
+{
+	return p->failed != NULL || (p->error != 0 && p->error != EROFS &&
+	    p->error != EACCES && p->error != EPERM && p->error != ENOSPC &&
+	    p->error != EDQUOT);
+}
+
 /* The probe, in dir: a nameless file of two PMDs, one write(), measured. */
 static void
 probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
@@ -153,6 +165,8 @@ probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
 	memset(p, 0, sizeof(*p));
 	if ((fd = probe_file(dir)) < 0) {
 		p->error = errno;
+		if (probe_broke(p))
+			p->failed = "open(O_TMPFILE)";
 		return;
 	}
 	if ((buf = malloc((size_t)size)) == NULL) {
@@ -165,22 +179,10 @@ probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
 	put = pwrite(fd, buf, (size_t)size, 0);
 	if (put == (ssize_t)size)
 		probe_measure(fd, size, pmd, p);
-	else	/* ENOSPC, EDQUOT: the place refuses, as EROFS does */
-		p->error = put < 0 ? errno : ENOSPC;
+	else if ((p->error = put < 0 ? errno : ENOSPC) != 0 && probe_broke(p))
+		p->failed = "pwrite";	/* not ENOSPC, EDQUOT: the place's */
 	free(buf);
 	close(fd);
-}
-
-/*
- * Did a probe fail to measure (rather than find the directory unwritable:
- * EROFS, EACCES, EPERM, ENOSPC, EDQUOT, which judge by type instead)?
- */
-static bool
-probe_broke(const struct fs_probe *p)
-{
-	return p->failed != NULL || (p->error != 0 && p->error != EROFS &&
-	    p->error != EACCES && p->error != EPERM && p->error != ENOSPC &&
-	    p->error != EDQUOT);
 }
 
 /* The directory to probe for a path: itself, or the one holding it. */
@@ -196,9 +198,8 @@ probe_path(struct host_path *h, const struct host_facts *hf, uint64_t pmd)
 		h->what = "stat";
 		return;
 	}
-	if (fs_identify(h->path, &h->fs) != 0) {
+	if (fs_identify(h->path, &h->fs, &h->what) != 0) {
 		h->error = errno;
-		h->what = "/proc/self/mountinfo";
 		return;
 	}
 	if (!S_ISDIR(st.st_mode) && (copy = strdup(h->path)) != NULL)

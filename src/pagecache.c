@@ -255,8 +255,9 @@ smaps_header(const char *line, unsigned long long *start)
 /*
  * Bytes of our own mapping at addr that the kernel mapped with PMDs
  * (FilePmdMapped, or ShmemPmdMapped on tmpfs).  0, or -1 with errno when
- * smaps could not be read (EMFILE, ENOMEM, a read error) or does not show
- * the mapping (ENOENT): that is a failed look, never "no huge page".
+ * smaps could not be read (EMFILE, ENOMEM, a read error), does not show
+ * the mapping (ENOENT) or ends before its FilePmdMapped line (EIO): that
+ * is a failed look, never "no huge page".
  * A line longer than the buffer (a long path) is skipped whole, so that
  * its tail is never taken for a mapping's first line.
  */
@@ -266,7 +267,7 @@ pc_pmd_mapped(const void *addr, uint64_t *bytes)
 	FILE *f = fopen("/proc/self/smaps", "re");
 	char line[512];
 	unsigned long long start, kb;
-	bool in = false, found = false, whole = true, at_start;
+	bool in = false, found = false, field = false, whole = true, at_start;
 	int e;
 
 	*bytes = 0;
@@ -283,11 +284,17 @@ pc_pmd_mapped(const void *addr, uint64_t *bytes)
 			in = found = start == (uintptr_t)addr;
 			continue;
 		}
-		if (in && (sscanf(line, "FilePmdMapped: %llu kB", &kb) == 1 ||
-		    sscanf(line, "ShmemPmdMapped: %llu kB", &kb) == 1))
+		if (in && sscanf(line, "FilePmdMapped: %llu kB", &kb) == 1) {
 			*bytes += (uint64_t)kb * 1024;
+			field = true;
+		} else if (in && sscanf(line, "ShmemPmdMapped: %llu kB",
+		    &kb) == 1) {
+			*bytes += (uint64_t)kb * 1024;
+		}
 	}
-	e = ferror(f) ? (errno ? errno : EIO) : found ? 0 : ENOENT;
+	/* A read cut short inside the mapping's lines: EIO, not 0 bytes. */
+	e = ferror(f) ? (errno ? errno : EIO) : !found ? ENOENT : field ? 0 :
+	    EIO;
 	fclose(f);
 	if (e == 0)
 		return 0;

@@ -506,18 +506,30 @@ do_compat(struct job *j)
 	return STEP_OK;
 }
 
+/* The host's PMD for --warm: a read that failed is the file's error. */
+static enum step
+warm_pmd(struct job *j, uint64_t *pmd)
+{
+	if (host_pmd_read(pmd) != 0)
+		return file_error(j, "could not look: /sys/kernel/mm/"
+		    "transparent_hugepage/hpage_pmd_size: %s", strerror(errno));
+	return STEP_OK;
+}
+
 static enum step
 do_warm(struct job *j)
 {
 	struct plan_params params;
 	struct warm_plan w;
 	struct warm_result r;
+	uint64_t pmd;
 	enum step c;
 
 	if ((c = file_params(j, &params)) != STEP_OK ||
-	    (c = make_plan(j, &params, &j->plan)) != STEP_OK)
+	    (c = make_plan(j, &params, &j->plan)) != STEP_OK ||
+	    (c = warm_pmd(j, &pmd)) != STEP_OK)
 		return c;
-	if (warm_plan_build(&j->layout, host_pmd_size(),
+	if (warm_plan_build(&j->layout, pmd,
 	    j->plan.base_aligned_now, &w) != 0)
 		c = file_error(j, "out of memory");
 	else if (warm_file(j->fd, j->path, &w, &r, j->msg, sizeof(j->msg)) != 0)

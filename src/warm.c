@@ -330,10 +330,15 @@ warm_setup(struct warm_ctx *c, struct fs_info *fs)
 	if (host_pmd_read(&pmd) != 0)
 		return failed(c, errno, "/sys/kernel/mm/transparent_hugepage/"
 		    "hpage_pmd_size");
+	/* A plan made for another PMD (a default, where a read failed). */
+	if (pmd != c->pmd)
+		return failed(c, EINVAL, "the plan's PMD size");
 	if (fstat(c->fd, &c->st) != 0)
 		return failed(c, errno, "fstat");
-	if (fs_identify(c->path, fs) != 0)
-		return failed(c, errno, "/proc/self/mountinfo");
+	const char *what;
+
+	if (fs_identify(c->path, fs, &what) != 0)
+		return failed(c, errno, what);
 	snprintf(c->r->fs_type, sizeof(c->r->fs_type), "%s", fs->type);
 	return 0;
 }
@@ -445,16 +450,21 @@ first_look(struct warm_ctx *c, const struct warm_plan *w, bool *todo,
 /*
  * Did the file change since warm_setup looked (another process truncated
  * or rewrote it in place)?  Then what was measured is not about it, and
- * that is said, with the counts so far.
+ * that is said, with the counts so far; so is an fstat that failed.
  */
 static bool
 changed_under(const struct warm_ctx *c, char *err, size_t n)
 {
 	struct stat now;
 
-	if (fstat(c->fd, &now) != 0 || (now.st_size == c->st.st_size &&
+	if (fstat(c->fd, &now) != 0) {
+		error_text(err, n, "could not look: fstat: %s (no verdict on "
+		    "huge pages)", strerror(errno));
+		return true;
+	}
+	if (now.st_size == c->st.st_size &&
 	    now.st_mtim.tv_sec == c->st.st_mtim.tv_sec &&
-	    now.st_mtim.tv_nsec == c->st.st_mtim.tv_nsec))
+	    now.st_mtim.tv_nsec == c->st.st_mtim.tv_nsec)
 		return false;
 	snprintf(err, n, "changed while being warmed (%jd bytes when opened, "
 	    "%jd now): %ju of %ju windows were huge, %ju made huge before it "
