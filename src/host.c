@@ -139,6 +139,7 @@ probe_measure(int fd, uint64_t size, uint64_t pmd, struct fs_probe *p)
 		return;
 	}
 	p->done = true;
+	p->size = size;
 }
 
 /*
@@ -175,7 +176,6 @@ probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
 		return;
 	}
 	memset(buf, 0x5a, (size_t)size);
-	p->size = size;
 	put = pwrite(fd, buf, (size_t)size, 0);
 	if (put == (ssize_t)size)
 		probe_measure(fd, size, pmd, p);

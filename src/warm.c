@@ -217,8 +217,10 @@ drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
 	int e;
 
 	if (pc_find_mappers(&c->st, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
-	    &n, &unreadable) != 0)
-		return failed(c, errno, "/proc/PID/maps"), false;
+	    &n, &unreadable) != 0) {
+		failed(c, errno, "/proc/PID/maps");
+		return false;
+	}
 	if (unreadable > c->r->unreadable)
 		c->r->unreadable = unreadable;
 	if (n > 0) {
@@ -227,11 +229,15 @@ drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
 		return false;
 	}
 	if (!c->synced && fdatasync(c->fd) != 0 && errno != EINVAL &&
-	    errno != EROFS)
-		return failed(c, errno, "fdatasync"), false;
+	    errno != EROFS) {
+		failed(c, errno, "fdatasync");
+		return false;
+	}
 	c->synced = true;
-	if ((e = pc_drop(c->fd, k * c->pmd, c->pmd)) != 0)
-		return failed(c, e, "posix_fadvise(POSIX_FADV_DONTNEED)"), false;
+	if ((e = pc_drop(c->fd, k * c->pmd, c->pmd)) != 0) {
+		failed(c, e, "posix_fadvise(POSIX_FADV_DONTNEED)");
+		return false;
+	}
 	if (left_cached(c, k, &left) != 0)
 		return false;
 	if (left > 0) {
@@ -246,7 +252,7 @@ drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
 #ifdef ELFTHP_TEST_HOOKS
 /*
  * Test builds only: ELFTHP_TEST_TRUNCATE_WHILE_WARMING=BYTES truncates the
- * file (by its name, as another process would) before the first window is
+ * file (by its name, as another process would) before each window is
  * read, so that tests/integration/test_measure.sh sees a file shrink under
  * --warm every time.
  */
