@@ -3,8 +3,10 @@
 # elfthp-align
 #
 #   make            build ./elfthp-align
-#   make check      unit tests (tests/unit/, tests/test_rewrite), then
+#   make check      unit tests (tests/unit/, tests/test_rewrite,
+#                   tests/test_measure), then
 #                   integration tests on fixtures built here
+#                   ($(HOOKED), the tool with its test hooks, too)
 #   make mutation   the unit and write-pass tests again, built in build/mutant
 #                   with plan_verify stubbed to `return 0` (src/plan_check.c,
 #                   -DELFTHP_MUTANT_VERIFY): succeeds only if some of them
@@ -92,7 +94,7 @@ SRCS = src/main.c src/process.c src/runner.c src/elf_read.c \
        src/error_text.c src/findings.c src/json_out.c src/report_check.c \
        src/path_list.c src/pid_verdict.c
 OBJS = $(SRCS:.c=.o)
-DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d) $(WRITE_TESTS:=.d)
+DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d) $(WRITE_TESTS:=.d) $(MEASURE_TESTS:=.d)
 # What the planner unit tests link: the pure modules only.
 PLAN_OBJS = src/segment_pad.o src/plan_check.o src/compat.o src/geometry.o \
             src/impact.o src/hugefs.o src/windows.o src/findings.o \
@@ -139,8 +141,37 @@ link_write_test = $(CC) -pthread $(WARN) $(HARDEN_CFLAGS) $(PROJECT_CPPFLAGS) $(
 tests/test_rewrite: tests/test_rewrite.c $(WRITE_OBJS)
 	$(call link_write_test,$(WRITE_OBJS))
 
-check: elfthp-align $(UNIT_TESTS) $(WRITE_TESTS)
-	@sh tests/run.sh $(UNIT_TESTS) $(WRITE_TESTS)
+# The measuring modes (--warm, warm_file, --host) with every call through
+# which they look at the kernel wrapped, so that it can make the Nth fail.
+MEASURE_TESTS = tests/test_measure
+MEASURE_WRAP  = -Wl,--wrap=open64,--wrap=fopen64,--wrap=fgets,--wrap=opendir \
+	-Wl,--wrap=readdir64,--wrap=gzopen64,--wrap=realpath,--wrap=fstat64 \
+	-Wl,--wrap=pread64,--wrap=pwrite64,--wrap=mmap64,--wrap=madvise \
+	-Wl,--wrap=mincore,--wrap=posix_fadvise64,--wrap=fdatasync,--wrap=syscall
+
+tests/test_measure: tests/test_measure.c $(WRITE_OBJS)
+	$(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) \
+	    $(CMOCKA_CFLAGS) $(CFLAGS) -MMD -MP $(LDFLAGS) $(MEASURE_WRAP) -o $@ $< \
+	    $(WRITE_OBJS) $(ELF_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
+
+# The tool with its test hooks (-DELFTHP_TEST_HOOKS: environment variables
+# that make a race or a fault happen every time), for the integration
+# tests that need them; only the objects that hold a hook differ.
+HOOKS      = build/hooks
+HOOK_SRCS  = src/atomic_file.c src/warm.c
+HOOK_OBJS  = $(patsubst src/%.c,$(HOOKS)/%.o,$(HOOK_SRCS))
+HOOKED     = $(HOOKS)/elfthp-align
+
+$(HOOKS)/%.o: src/%.c src/%.o
+	@mkdir -p $(@D)
+	$(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) \
+	    -DELFTHP_TEST_HOOKS -c -o $@ $<
+
+$(HOOKED): $(filter-out $(HOOK_SRCS:.c=.o),$(OBJS)) $(HOOK_OBJS)
+	$(CC) -pthread $(LDFLAGS) -o $@ $^ $(ELF_LIBS) $(LDLIBS)
+
+check: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
+	@sh tests/run.sh $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
 
 # The mutant: only plan_check.o differs, and it lives in build/mutant, so
 # the normal objects and test binaries are never touched.
@@ -253,5 +284,6 @@ uninstall:
 	done
 
 clean:
-	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(WRITE_TESTS) $(DEPS)
+	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS) \
+	    $(DEPS)
 	rm -rf tests/build build

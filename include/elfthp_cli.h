@@ -17,6 +17,7 @@
 struct host_path {
 	const char *path;
 	int error;		/* the path cannot be looked at: errno */
+	const char *what;	/* and what failed ("stat") */
 	struct fs_info fs;
 	struct fs_expect expect;
 	struct fs_probe probe;

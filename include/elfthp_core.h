@@ -326,6 +326,7 @@ struct fs_expect {
 struct fs_probe {
 	bool done;
 	int error;		/* why there was no probe (errno), or 0 */
+	const char *failed;	/* a measurement failed: the call, else NULL */
 	uint64_t size;		/* bytes of PMD windows in the probe file */
 	uint64_t write_pmd;	/* PMD-mapped after one large write() */
 	uint64_t warm_pmd;	/* after a drop and MADV_HUGEPAGE readahead */
@@ -428,7 +429,6 @@ enum warm_reason {
 	WARM_BUSY,		/* a process maps the window's small folios */
 	WARM_NO_HUGE_FOLIOS,	/* the file system keeps none */
 	WARM_NO_HUGE_PAGE,	/* none could be allocated */
-	WARM_IO_ERROR,		/* the window could not be read */
 	WARM_NREASONS,
 };
 #define WARM_MAX_PIDS 8
@@ -465,7 +465,6 @@ struct warm_result {
 	long pids[WARM_MAX_PIDS];	/* WARM_BUSY: who maps them */
 	size_t npids;
 	size_t unreadable;	/* processes whose maps could not be read */
-	int io_error;		/* WARM_IO_ERROR: errno */
 	char fs_type[32];
 	const char *fs_why;	/* WARM_NO_HUGE_FOLIOS: the fact behind it */
 };

@@ -65,14 +65,15 @@ int atomic_rename(struct atomic_file *, char *, size_t);
 void atomic_abort(struct atomic_file *);
 
 /* fs_info.c: reading those facts. */
-int fs_identify(const char *path, struct fs_info *);
+int fs_identify(const char *path, struct fs_info *, const char **failed);
 int host_kernel(char *release, size_t, struct kernel_version *);
-void thp_setting(const char *name, char *, size_t);
+int thp_setting(const char *name, char *, size_t);
 enum tri kernel_config(const char *option, const char *release, char *where,
-    size_t);
+    size_t, int *error);
 const char *host_glibc(void);
 struct kernel_version host_kernel_version(void);
 enum tri host_ro_thp_for_fs(void);
+int host_ro_thp_error(const char **what);
 int fs_expect_path(const char *path, struct fs_info *, struct fs_expect *);
 
 /* pagecache.c: page-cache primitives. */
@@ -81,7 +82,9 @@ struct pc_map {
 	size_t reserve_len;
 	unsigned char *addr;	/* PMD-aligned */
 	size_t len;
+	const char *failed;	/* pc_map failed: the call ("mmap") */
 };
+int host_pmd_read(uint64_t *);
 uint64_t host_pmd_size(void);
 uint64_t host_page_size(void);
 uint16_t host_machine(void);
@@ -99,8 +102,8 @@ int pc_collapse(const struct pc_map *);
 int pc_drop(int fd, uint64_t off, uint64_t len);
 int pc_pmd_mapped(const void *addr, uint64_t *bytes);
 struct stat;
-size_t pc_find_mappers(const struct stat *, uint64_t off, uint64_t len,
-    long *pids, size_t max, size_t *unreadable);
+int pc_find_mappers(const struct stat *, uint64_t off, uint64_t len,
+    long *pids, size_t max, size_t *count, size_t *unreadable);
 void pc_comm(long pid, char *, size_t);
 
 /* warm.c: --warm, one file; fills a struct warm_result (elfthp_core.h). */

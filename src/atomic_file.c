@@ -285,6 +285,17 @@ atomic_open(struct atomic_file *a, const char *final_path, FILE *notes,
 		return error_text(err, n, "cannot create a temporary file beside it: %s",
 		    strerror(e));
 	}
+	/*
+	 * main() keeps descriptors 0 to 2 open: here, one of them would take
+	 * what is printed to a closed standard stream into the new file.
+	 */
+	if (a->fd <= STDERR_FILENO) {
+		int fd = a->fd;
+
+		atomic_abort(a);
+		return error_text(err, n, "the temporary file got descriptor %d, "
+		    "a standard stream's: refusing to write it", fd);
+	}
 	/* While it is held, no later run takes the file for a stale one. */
 	flock(a->fd, LOCK_EX | LOCK_NB);
 	return 0;
@@ -433,6 +444,30 @@ sync_dir(const char *path)
 	free(copy);
 }
 
+#ifdef ELFTHP_TEST_HOOKS
+/*
+ * Test builds only (build/hooks/elfthp-align): ELFTHP_TEST_STDOUT_BEFORE_SYNC
+ * writes a line to standard output while the temporary file is complete
+ * and still open, as the main thread printing an earlier file's line late
+ * would.
+ * It makes the closed-descriptor race of tests/integration/test_stdfds.sh
+ * happen every time instead of on a loaded machine only.
+ */
+static void
+hook_before_sync(void)
+{
+	if (getenv("ELFTHP_TEST_STDOUT_BEFORE_SYNC") != NULL) {
+		fputs("{\"schema\":1,\"mode\":\"test-hook\"}\n", stdout);
+		fflush(stdout);
+	}
+}
+#else
+static void
+hook_before_sync(void)
+{
+}
+#endif
+
 /*
  * Data and metadata on disk before the rename can make them visible, unless
  * the caller does not need that (--no-sync: build outputs it can remake).
@@ -442,6 +477,7 @@ atomic_sync(struct atomic_file *a, bool durable, char *err, size_t n)
 {
 	int rc = 0;
 
+	hook_before_sync();
 	a->durable = durable;
 	if (durable && fsync(a->fd) != 0)
 		rc = error_text(err, n, "fsync: %s", strerror(errno));
@@ -452,6 +488,7 @@ atomic_sync(struct atomic_file *a, bool durable, char *err, size_t n)
 		atomic_abort(a);
 	return rc;
 }
+
 
 int
 atomic_rename(struct atomic_file *a, char *err, size_t n)

@@ -52,6 +52,17 @@ elf_lib_init(void)
 /* A message in err, and the status st. */
 #define say(err, n, st, ...) (error_text(err, n, __VA_ARGS__), (st))
 
+/*
+ * Why a read of the headers failed: pread's errno, or (errno 0, set so
+ * before the read) a file that ended early.  The message says which.
+ */
+static const char *
+read_why(void)
+{
+	return errno != 0 ? strerror(errno) : "the file ended early (it "
+	    "changed while being read?)";
+}
+
 /* Read `len` bytes at `off` and translate them with libelf. */
 static int
 read_xlate(int fd, uint64_t off, Elf_Type type, size_t len, int elfclass,
@@ -63,6 +74,7 @@ read_xlate(int fd, uint64_t off, Elf_Type type, size_t len, int elfclass,
 	Elf_Data dst = { .d_buf = out, .d_type = type, .d_size = len,
 	    .d_version = EV_CURRENT };
 
+	errno = 0;
 	if (len > sizeof(raw) || pread(fd, raw, len, (off_t)off) != (ssize_t)len)
 		return -1;
 	if (elfclass == ELFCLASS32)
@@ -189,7 +201,8 @@ check_shdrs(int fd, struct raw_hdr *h, char *err, size_t n)
 		    "(e_shoff 0x%llx) is past end of file",
 		    (unsigned long long)eh->e_shoff);
 	if (read_shdr0(fd, eh, &sh0) != 0)
-		return say(err, n, READ_SYSERR, "cannot read section header 0");
+		return say(err, n, READ_SYSERR, "cannot read section header 0: "
+		    "%s", read_why());
 	h->shnum = eh->e_shnum ? eh->e_shnum : sh0.sh_size;
 	if (eh->e_phnum == PN_XNUM)
 		h->phnum = sh0.sh_info;
@@ -236,7 +249,8 @@ read_raw(int fd, struct raw_hdr *h, char *err, size_t n)
 		return say(err, n, READ_MALFORMED, "truncated ELF header "
 		    "(%llu of %zu bytes)", (unsigned long long)h->size, ehsize);
 	if (read_ehdr(fd, ident[EI_CLASS], ident[EI_DATA], &h->eh) != 0)
-		return say(err, n, READ_SYSERR, "cannot read the ELF header");
+		return say(err, n, READ_SYSERR, "cannot read the ELF header: %s",
+		    read_why());
 	if ((st = check_type(&h->eh, err, n)) != READ_OK)
 		return st;
 	h->phnum = h->eh.e_phnum;
@@ -295,10 +309,12 @@ read_table(int fd, const struct raw_hdr *h, uint64_t off, size_t count,
 		Elf_Data dst = { .d_buf = mem, .d_type = type,
 		    .d_size = bytes, .d_version = EV_CURRENT };
 
+		errno = 0;
 		if (pread(fd, file, bytes, (off_t)(off + first * entsize)) !=
 		    (ssize_t)bytes)
 			return say(err, n, READ_SYSERR, "cannot read the "
-			    "headers at 0x%llx", (unsigned long long)off);
+			    "headers at 0x%llx: %s", (unsigned long long)off,
+			    read_why());
 		if ((cls == ELFCLASS64 ? elf64_xlatetom(&dst, &src, data) :
 		    elf32_xlatetom(&dst, &src, data)) == NULL)
 			return say(err, n, READ_MALFORMED, "libelf: %s",

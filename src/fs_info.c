@@ -128,22 +128,44 @@ type_from_magic(const char *path, struct fs_info *fs)
  * The file system that holds path, by the longest mount point that is a
  * prefix of its real path (devices do not do: btrfs gives each subvolume a
  * device number of its own).  Returns -1 with errno if path cannot be
- * resolved.
+ * resolved or /proc/self/mountinfo cannot be read (*failed names which).
  */
 int
-fs_identify(const char *path, struct fs_info *fs)
+fs_identify(const char *path, struct fs_info *fs, const char **failed)
 {
 	char *real = realpath(path, NULL), line[8192];
 	size_t best = 0;
 	FILE *f;
 
+	int e = 0;
+
 	memset(fs, 0, sizeof(*fs));
+	*failed = "realpath";
 	if (real == NULL)
 		return -1;
-	if ((f = fopen("/proc/self/mountinfo", "re")) != NULL) {
+	*failed = "/proc/self/mountinfo";
+	/*
+	 * Without mountinfo, tmpfs's huge= is unknown: an error, not "never";
+	 * only where /proc is not mounted at all does the type come from
+	 * statfs.  A read that matched no mount, not even "/", was cut short.
+	 */
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL &&
+	    errno != ENOENT) {
+		e = errno;
+		free(real);
+		errno = e;
+		return -1;
+	}
+	if (f != NULL) {
 		while (fgets(line, sizeof(line), f) != NULL)
 			consider_mount(line, real, &best, fs);
+		e = ferror(f) ? (errno ? errno : EIO) : best == 0 ? EIO : 0;
 		fclose(f);
+	}
+	if (e != 0) {
+		free(real);
+		errno = e;
+		return -1;
 	}
 	if (best == 0)
 		type_from_magic(real, fs);
@@ -163,62 +185,91 @@ host_kernel(char *release, size_t len, struct kernel_version *v)
 	return kernel_version_parse(u.release, v);
 }
 
-/* The bracketed choice of a sysfs setting: "always [madvise] never". */
-void
+/*
+ * The bracketed choice of a sysfs setting: "always [madvise] never";
+ * "unknown" where the kernel has none (0).  -1 with errno where it is
+ * there but could not be read.
+ */
+int
 thp_setting(const char *name, char *buf, size_t len)
 {
 	char path[128], line[256], *open, *close;
 	FILE *f;
+	int e = 0;
 
 	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/%s",
 	    name);
 	snprintf(buf, len, "unknown");
 	if ((f = fopen(path, "re")) == NULL)
-		return;
+		return errno == ENOENT ? 0 : -1;
 	if (fgets(line, sizeof(line), f) != NULL &&
 	    (open = strchr(line, '[')) != NULL &&
 	    (close = strchr(open, ']')) != NULL)
 		snprintf(buf, len, "%.*s", (int)(close - open - 1), open + 1);
+	else	/* a read error, or cut short: every setting has a choice */
+		e = ferror(f) && errno ? errno : EIO;
 	fclose(f);
+	errno = e;
+	return e ? -1 : 0;
 }
 
-/* One kernel config option from a gzip'd or plain config file. */
+/*
+ * One kernel config option from a gzip'd or plain config file.  *found
+ * false: no such file.  *error: it is there but could not be read
+ * (EMFILE, EACCES, a read error), and the answer is unknown.
+ */
 static enum tri
-config_lookup(const char *file, const char *option, bool *found_file)
+config_lookup(const char *file, const char *option, bool *found_file,
+    int *error)
 {
 	char line[512];
 	size_t n = strlen(option);
 	enum tri t = TRI_NO;
-	gzFile gz = gzopen(file, "rb");	/* reads plain files as they are */
+	gzFile gz;
+	int zerr;
 
-	*found_file = gz != NULL;
-	if (gz == NULL)
+	errno = 0;
+	gz = gzopen(file, "rb");	/* reads plain files as they are */
+	*error = 0;
+	*found_file = gz != NULL || errno != ENOENT;
+	if (gz == NULL) {
+		*error = errno == ENOENT ? 0 : errno != 0 ? errno : ENOMEM;
 		return TRI_UNKNOWN;
+	}
 	while (gzgets(gz, line, sizeof(line)) != NULL)
 		if (strncmp(line, option, n) == 0 && line[n] == '=') {
 			t = line[n + 1] == 'y' || line[n + 1] == 'm' ? TRI_YES :
 			    TRI_NO;
 			break;
 		}
+	(void)gzerror(gz, &zerr);
+	if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
+		*error = zerr == Z_ERRNO && errno != 0 ? errno : EIO;
+		t = TRI_UNKNOWN;
+	}
 	gzclose(gz);
 	return t;
 }
 
-/* From /proc/config.gz or /boot/config-RELEASE; where says which. */
+/*
+ * From /proc/config.gz or /boot/config-RELEASE; where says which.  *error
+ * is the errno of a config file that is there but could not be read
+ * (where names it), else 0.
+ */
 enum tri
 kernel_config(const char *option, const char *release, char *where,
-    size_t len)
+    size_t len, int *error)
 {
 	char boot[PATH_MAX];
 	bool found;
-	enum tri t = config_lookup("/proc/config.gz", option, &found);
+	enum tri t = config_lookup("/proc/config.gz", option, &found, error);
 
 	snprintf(where, len, "/proc/config.gz");
 	if (found)
 		return t;
 	snprintf(boot, sizeof(boot), "/boot/config-%s", release);
 	snprintf(where, len, "%s", boot);
-	t = config_lookup(boot, option, &found);
+	t = config_lookup(boot, option, &found, error);
 	if (!found)
 		snprintf(where, len, "neither /proc/config.gz nor %s", boot);
 	return t;
@@ -233,17 +284,22 @@ host_glibc(void)
 /* Read once per run: --warm asks for every file, from several threads. */
 static struct kernel_version cached_version;
 static enum tri cached_ro_thp = TRI_UNKNOWN;
+static int cached_error;
+static char cached_where[PATH_MAX];
 static pthread_once_t cached_once = PTHREAD_ONCE_INIT;
 
 static void
 cache_host(void)
 {
-	char release[256], where[PATH_MAX];
+	char release[256];
 
-	if (host_kernel(release, sizeof(release), &cached_version) != 0)
+	if (host_kernel(release, sizeof(release), &cached_version) != 0) {
+		cached_error = errno;
+		snprintf(cached_where, sizeof(cached_where), "uname");
 		return;
+	}
 	cached_ro_thp = kernel_config("CONFIG_READ_ONLY_THP_FOR_FS", release,
-	    where, sizeof(where));
+	    cached_where, sizeof(cached_where), &cached_error);
 }
 
 struct kernel_version
@@ -260,6 +316,15 @@ host_ro_thp_for_fs(void)
 	return cached_ro_thp;
 }
 
+/* The errno of a failed read behind those two (*what names it), or 0. */
+int
+host_ro_thp_error(const char **what)
+{
+	pthread_once(&cached_once, cache_host);
+	*what = cached_where;
+	return cached_error;
+}
+
 /*
  * What the kernel is expected to do with huge folios on the file system
  * of path (fs_expect() for this host).  Returns -1 with errno if path
@@ -269,10 +334,11 @@ int
 fs_expect_path(const char *path, struct fs_info *fs, struct fs_expect *e)
 {
 	struct fs_info local;
+	const char *failed;
 
 	if (fs == NULL)
 		fs = &local;
-	if (fs_identify(path, fs) != 0)
+	if (fs_identify(path, fs, &failed) != 0)
 		return -1;
 	fs_expect(fs, host_kernel_version(), host_ro_thp_for_fs(), e);
 	return 0;

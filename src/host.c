@@ -44,79 +44,143 @@ probe_file(const char *dir)
 	return fd;
 }
 
-/* Bytes PMD-mapped when the whole file is mapped aligned and populated. */
-static uint64_t
-pmd_now(int fd, uint64_t size, uint64_t pmd, bool hugepage)
+/* A measurement of the probe that failed: no number is recorded.  -1. */
+static int
+probe_failed(struct fs_probe *p, int e, const char *what)
+{
+	if (p->error == 0) {
+		p->error = e != 0 ? e : EIO;
+		p->failed = what != NULL ? what : "?";
+	}
+	return -1;
+}
+
+/*
+ * Bytes PMD-mapped when the whole file is mapped aligned and populated, in
+ * *bytes; -1 (p says why) where that could not be looked at.
+ */
+static int
+pmd_now(int fd, uint64_t size, uint64_t pmd, bool hugepage,
+    struct fs_probe *p, uint64_t *bytes)
 {
 	struct pc_map m;
-	uint64_t bytes = 0;
+	int e, rc = 0;
 
+	*bytes = 0;
 	if (pc_map(fd, 0, size, pmd, hugepage, &m) != 0)
-		return 0;
-	if (pc_populate(&m) != 0 || pc_pmd_mapped(m.addr, &bytes) != 0)
-		bytes = 0;
+		return probe_failed(p, errno, m.failed);
+	if ((e = pc_populate(&m)) != 0)
+		rc = probe_failed(p, e, "madvise(MADV_POPULATE_READ)");
+	else if (pc_pmd_mapped(m.addr, bytes) != 0)
+		rc = probe_failed(p, errno, "/proc/self/smaps");
 	pc_unmap(&m);
-	return bytes;
+	return rc;
+}
+
+/* Drop the probe's cache: its data first on disk, then the pages. */
+static int
+drop_probe(int fd, uint64_t size, struct fs_probe *p)
+{
+	int e;
+
+	if (fdatasync(fd) != 0 && errno != EINVAL)
+		return probe_failed(p, errno, "fdatasync");
+	if ((e = pc_drop(fd, 0, size)) != 0)
+		return probe_failed(p, e, "posix_fadvise(POSIX_FADV_DONTNEED)");
+	return 0;
 }
 
 /* Read the file back in small pieces, as ordinary readahead does. */
-static void
-read_small(int fd, uint64_t size)
+static int
+read_small(int fd, uint64_t size, struct fs_probe *p)
 {
 	char buf[4096];
 	uint64_t off;
+	ssize_t got;
 
 	for (off = 0; off < size; off += sizeof(buf))
-		if (pread(fd, buf, sizeof(buf), (off_t)off) <= 0)
-			break;
+		if ((got = pread(fd, buf, sizeof(buf), (off_t)off)) !=
+		    (ssize_t)sizeof(buf))
+			return probe_failed(p, got < 0 ? errno : EIO, "pread");
+	return 0;
 }
 
-static void
+/* EINVAL, ENOMEM, EAGAIN, EBUSY: MADV_COLLAPSE's answers, not errors. */
+static int
 probe_collapse(int fd, uint64_t size, uint64_t pmd, struct fs_probe *p)
 {
 	struct pc_map m;
+	int e;
 
-	pc_drop(fd, 0, size);
-	read_small(fd, size);
-	p->collapse_error = EINVAL;
+	if (drop_probe(fd, size, p) != 0 || read_small(fd, size, p) != 0)
+		return -1;
 	if (pc_map(fd, 0, size, pmd, true, &m) != 0)
-		return;
-	p->collapse_error = pc_collapse(&m);
+		return probe_failed(p, errno, m.failed);
+	e = pc_collapse(&m);
 	pc_unmap(&m);
-	p->collapse_pmd = p->collapse_error == 0 ? pmd_now(fd, size, pmd,
-	    false) : 0;
+	if (e != 0 && e != EINVAL && e != ENOMEM && e != EAGAIN && e != EBUSY)
+		return probe_failed(p, e, "madvise(MADV_COLLAPSE)");
+	p->collapse_error = e;
+	if (e != 0)
+		return 0;
+	return pmd_now(fd, size, pmd, false, p, &p->collapse_pmd);
 }
 
-/* The three measurements of the top comment, in dir. */
+/* The three measurements of the top comment, in the probe file fd. */
+static void
+probe_measure(int fd, uint64_t size, uint64_t pmd, struct fs_probe *p)
+{
+	if (pmd_now(fd, size, pmd, false, p, &p->write_pmd) != 0 ||
+	    drop_probe(fd, size, p) != 0 ||
+	    pmd_now(fd, size, pmd, true, p, &p->warm_pmd) != 0 ||
+	    probe_collapse(fd, size, pmd, p) != 0) {
+		/* Numbers of a probe that did not finish are no measurement. */
+		p->write_pmd = p->warm_pmd = p->collapse_pmd = 0;
+		return;
+	}
+	p->done = true;
+	p->size = size;
+}
+
+/*
+ * Did a probe fail to measure (rather than find the directory unwritable:
+ * EROFS, EACCES, EPERM, ENOSPC, EDQUOT, which judge by type instead)?
+ */
+static bool
+probe_broke(const struct fs_probe *p)
+{
+	return p->failed != NULL || (p->error != 0 && p->error != EROFS &&
+	    p->error != EACCES && p->error != EPERM && p->error != ENOSPC &&
+	    p->error != EDQUOT);
+}
+
+/* The probe, in dir: a nameless file of two PMDs, one write(), measured. */
 static void
 probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
 {
 	uint64_t size = 2 * pmd;
+	ssize_t put;
 	char *buf;
 	int fd;
 
 	memset(p, 0, sizeof(*p));
 	if ((fd = probe_file(dir)) < 0) {
 		p->error = errno;
+		if (probe_broke(p))
+			p->failed = "open(O_TMPFILE)";
 		return;
 	}
 	if ((buf = malloc((size_t)size)) == NULL) {
-		p->error = ENOMEM;
+		probe_failed(p, ENOMEM, "malloc");
 		close(fd);
 		return;
 	}
 	memset(buf, 0x5a, (size_t)size);
-	if (pwrite(fd, buf, (size_t)size, 0) == (ssize_t)size) {
-		p->done = true;
-		p->size = size;
-		p->write_pmd = pmd_now(fd, size, pmd, false);
-		fdatasync(fd);
-		pc_drop(fd, 0, size);
-		p->warm_pmd = pmd_now(fd, size, pmd, true);
-		probe_collapse(fd, size, pmd, p);
-	} else {
-		p->error = errno ? errno : ENOSPC;
-	}
+	put = pwrite(fd, buf, (size_t)size, 0);
+	if (put == (ssize_t)size)
+		probe_measure(fd, size, pmd, p);
+	else if ((p->error = put < 0 ? errno : ENOSPC) != 0 && probe_broke(p))
+		p->failed = "pwrite";	/* not ENOSPC, EDQUOT: the place's */
 	free(buf);
 	close(fd);
 }
@@ -129,7 +193,12 @@ probe_path(struct host_path *h, const struct host_facts *hf, uint64_t pmd)
 	char *copy = NULL;
 	const char *dir = h->path;
 
-	if (stat(h->path, &st) != 0 || fs_identify(h->path, &h->fs) != 0) {
+	if (stat(h->path, &st) != 0) {
+		h->error = errno;
+		h->what = "stat";
+		return;
+	}
+	if (fs_identify(h->path, &h->fs, &h->what) != 0) {
 		h->error = errno;
 		return;
 	}
@@ -143,18 +212,41 @@ probe_path(struct host_path *h, const struct host_facts *hf, uint64_t pmd)
 	    &h->fs, &h->expect);
 }
 
-static void
+/* A host fact that could not be read: said, and the run fails.  -1. */
+static int
+fact_failed(const char *what, int e)
+{
+	fprintf(stderr, "elfthp-align: could not read %s: %s\n", what,
+	    strerror(e));
+	return -1;
+}
+
+/* 0, or -1 where a fact could not be read (its line then says unknown). */
+static int
 host_basics(struct host_facts *hf)
 {
+	static const char *const thp_dir = "/sys/kernel/mm/transparent_hugepage";
+	char where[160];
+	int rc = 0, e;
+
 	host_kernel(hf->kernel, sizeof(hf->kernel), &hf->version);
-	thp_setting("enabled", hf->thp_enabled, sizeof(hf->thp_enabled));
-	thp_setting("defrag", hf->thp_defrag, sizeof(hf->thp_defrag));
-	thp_setting("shmem_enabled", hf->thp_shmem, sizeof(hf->thp_shmem));
+	snprintf(where, sizeof(where), "%s/enabled", thp_dir);
+	if (thp_setting("enabled", hf->thp_enabled, sizeof(hf->thp_enabled)))
+		rc = fact_failed(where, errno);
+	snprintf(where, sizeof(where), "%s/defrag", thp_dir);
+	if (thp_setting("defrag", hf->thp_defrag, sizeof(hf->thp_defrag)))
+		rc = fact_failed(where, errno);
+	snprintf(where, sizeof(where), "%s/shmem_enabled", thp_dir);
+	if (thp_setting("shmem_enabled", hf->thp_shmem, sizeof(hf->thp_shmem)))
+		rc = fact_failed(where, errno);
 	hf->ro_thp_for_fs = kernel_config("CONFIG_READ_ONLY_THP_FOR_FS",
-	    hf->kernel, hf->config_where, sizeof(hf->config_where));
+	    hf->kernel, hf->config_where, sizeof(hf->config_where), &e);
+	if (e != 0)
+		rc = fact_failed(hf->config_where, e);
 	hf->collapse_files = collapse_on_files(hf->version, hf->ro_thp_for_fs);
 	hf->glibc = host_glibc();
 	hf->glibc_aligns = glibc_aligns_libraries(hf->glibc);
+	return rc;
 }
 
 /* A probe of a regular file (not tmpfs) says what MADV_COLLAPSE does. */
@@ -173,15 +265,35 @@ collapse_measured(struct host_facts *hf, const struct host_path *h)
 	hf->collapse_where = h->path;
 }
 
+/* A path that could not be looked at, or a probe that broke: said.  2. */
+static int
+path_failed(const struct host_path *h)
+{
+	if (h->error != 0)
+		fprintf(stderr, "elfthp-align: %s: %s: %s\n", h->path, h->what,
+		    strerror(h->error));
+	else
+		fprintf(stderr, "elfthp-align: %s: not probed: %s%s%s\n",
+		    h->path, h->probe.failed ? h->probe.failed : "",
+		    h->probe.failed ? ": " : "", strerror(h->probe.error));
+	return 2;
+}
+
 int
 host_report(char **paths, size_t npaths, const struct options *o)
 {
 	struct host_facts hf = { .npaths = npaths };
-	uint64_t pmd = host_pmd_size();
+	uint64_t pmd;
 	int rc = 0;
 	size_t i;
 
-	host_basics(&hf);
+	if (host_pmd_read(&pmd) != 0) {
+		fact_failed("/sys/kernel/mm/transparent_hugepage/"
+		    "hpage_pmd_size", errno);
+		rc = 2;
+	}
+	if (host_basics(&hf) != 0)
+		rc = 2;
 	if (npaths > 0 && (hf.paths = calloc(npaths, sizeof(*hf.paths))) ==
 	    NULL) {
 		fprintf(stderr, "elfthp-align: out of memory\n");
@@ -190,11 +302,8 @@ host_report(char **paths, size_t npaths, const struct options *o)
 	for (i = 0; i < npaths; i++) {
 		hf.paths[i].path = paths[i];
 		probe_path(&hf.paths[i], &hf, pmd);
-		if (hf.paths[i].error != 0) {
-			fprintf(stderr, "elfthp-align: %s: %s\n", paths[i],
-			    strerror(hf.paths[i].error));
-			rc = 2;
-		}
+		if (hf.paths[i].error != 0 || probe_broke(&hf.paths[i].probe))
+			rc = path_failed(&hf.paths[i]);
 		collapse_measured(&hf, &hf.paths[i]);
 	}
 	report_host(stdout, o, &hf);

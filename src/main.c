@@ -12,11 +12,13 @@
 #include <bsd/stdlib.h>
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elfthp_cli.h"
 
@@ -405,6 +407,33 @@ collect_paths(struct path_list *l, char **operands, size_t n,
 			errx(EXIT_USAGE, "%s", msg);
 }
 
+/*
+ * A closed descriptor 0, 1 or 2 would be handed to the next file opened,
+ * and output printed to it would land in that file (an input, or the
+ * temporary file renamed over a user's program).  Each closed one is
+ * reopened onto /dev/null, as coreutils and OpenSSH do, so no file the
+ * tool opens can be one of them (atomic_open checks).  The access mode is
+ * the one its use cannot have: a write to a closed standard output still
+ * fails with EBADF, and output nobody received stays a failure.
+ */
+static void
+standard_fds_open(void)
+{
+	static const int unusable[] = { O_WRONLY, O_RDONLY, O_RDONLY };
+	int fd;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* The lowest free descriptor: fd itself. */
+		if (open("/dev/null", unusable[fd]) != fd) {
+			dprintf(STDERR_FILENO, "elfthp-align: /dev/null: %s\n",
+			    strerror(errno));
+			_exit(EXIT_USAGE);
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -412,6 +441,7 @@ main(int argc, char **argv)
 	struct path_list paths = { .v = NULL };
 	int rc;
 
+	standard_fds_open();
 	/* err(3), errx(3) and getopt(3) name the program as invoked (a
 	 * symlink, a path); every message names the tool. */
 	program_invocation_name = program_invocation_short_name =

@@ -55,20 +55,40 @@ struct cachestat {
 	uint64_t nr_recently_evicted;
 };
 
-uint64_t
-host_pmd_size(void)
+/*
+ * The PMD size from sysfs: 0 with *pmd set, or -1 with errno where the
+ * file is there but could not be read (EMFILE: a measurement that failed).
+ * A kernel without THP has no such file: 2 MiB keeps the sums, and it maps
+ * no PMD anyway.
+ */
+int
+host_pmd_read(uint64_t *pmd)
 {
 	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
 	    "re");
 	unsigned long long v = 0;
+	int rc = 0;
 
-	if (f != NULL) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
+	*pmd = UINT64_C(2) << 20;
+	if (f == NULL)
+		return errno == ENOENT ? 0 : -1;
+	if (fscanf(f, "%llu", &v) != 1 || v == 0 || (v & (v - 1)) != 0) {
+		errno = ferror(f) ? EIO : EINVAL;
+		rc = -1;
+	} else {
+		*pmd = v;
 	}
-	/* Without THP the kernel maps no PMD anyway; 2 MiB keeps the sums. */
-	return v && !(v & (v - 1)) ? v : UINT64_C(2) << 20;
+	fclose(f);
+	return rc;
+}
+
+uint64_t
+host_pmd_size(void)
+{
+	uint64_t pmd;
+
+	(void)host_pmd_read(&pmd);
+	return pmd;
 }
 
 /* The e_machine of the programs this host runs natively: the tool's own. */
@@ -102,8 +122,9 @@ host_page_size(void)
  * Map [off, off + len) of fd read-only at a PMD-aligned address, inside a
  * reservation of its own so that no neighbour can merge with it.  With
  * hugepage, the mapping is MADV_HUGEPAGE, so that a fault reads ahead a
- * whole PMD-sized folio.  Returns 0, or -1 with errno set and nothing
- * left mapped.  pc_unmap() undoes a successful call.
+ * whole PMD-sized folio.  Returns 0, or -1 with errno set, m->failed
+ * naming the call that failed and nothing left mapped.  pc_unmap() undoes
+ * a successful call.
  */
 int
 pc_map(int fd, uint64_t off, uint64_t len, uint64_t pmd, bool hugepage,
@@ -112,24 +133,32 @@ pc_map(int fd, uint64_t off, uint64_t len, uint64_t pmd, bool hugepage,
 	uintptr_t aligned;
 	void *at;
 
+	m->failed = "mmap";
 	m->reserve_len = (size_t)(len + pmd);
 	m->reserve = mmap(NULL, m->reserve_len, PROT_NONE,
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m->reserve == MAP_FAILED)
+	if (m->reserve == MAP_FAILED) {
+		m->reserve = NULL;
 		return -1;
+	}
 	aligned = ((uintptr_t)m->reserve + pmd - 1) & ~(uintptr_t)(pmd - 1);
 	at = mmap((void *)aligned, (size_t)len, PROT_READ, MAP_SHARED |
 	    MAP_FIXED, fd, (off_t)off);
 	/* A look (no MADV_HUGEPAGE) must read nothing: MADV_RANDOM keeps a
 	 * fault on a cached page from starting readahead beyond it. */
+	if (at != MAP_FAILED)
+		m->failed = hugepage ? "madvise(MADV_HUGEPAGE)" :
+		    "madvise(MADV_RANDOM)";
 	if (at == MAP_FAILED || madvise(at, (size_t)len, hugepage ?
 	    MADV_HUGEPAGE : MADV_RANDOM) != 0) {
 		int e = errno;
 
 		munmap(m->reserve, m->reserve_len);
+		m->reserve = NULL;
 		errno = e;
 		return -1;
 	}
+	m->failed = NULL;
 	m->addr = at;
 	m->len = (size_t)len;
 	return 0;
@@ -226,6 +255,7 @@ pc_collapse(const struct pc_map *m)
 	return madvise(m->addr, m->len, MADV_COLLAPSE) == 0 ? 0 : errno;
 }
 
+/* 0, or errno (posix_fadvise returns it). */
 int
 pc_drop(int fd, uint64_t off, uint64_t len)
 {
@@ -247,8 +277,12 @@ smaps_header(const char *line, unsigned long long *start)
 
 /*
  * Bytes of our own mapping at addr that the kernel mapped with PMDs
- * (FilePmdMapped, or ShmemPmdMapped on tmpfs).  -1 if smaps cannot be read
- * or has no such mapping.
+ * (FilePmdMapped, or ShmemPmdMapped on tmpfs).  0, or -1 with errno when
+ * smaps could not be read (EMFILE, ENOMEM, a read error), does not show
+ * the mapping (ENOENT) or ends before its FilePmdMapped line (EIO): that
+ * is a failed look, never "no huge page".
+ * A line longer than the buffer (a long path) is skipped whole, so that
+ * its tail is never taken for a mapping's first line.
  */
 int
 pc_pmd_mapped(const void *addr, uint64_t *bytes)
@@ -256,24 +290,40 @@ pc_pmd_mapped(const void *addr, uint64_t *bytes)
 	FILE *f = fopen("/proc/self/smaps", "re");
 	char line[512];
 	unsigned long long start, kb;
-	bool in = false, found = false;
+	bool in = false, found = false, field = false, whole = true, at_start;
+	int e;
 
 	*bytes = 0;
 	if (f == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f) != NULL) {
+		at_start = whole;
+		whole = strchr(line, '\n') != NULL;
+		if (!at_start)
+			continue;
 		if (smaps_header(line, &start)) {
 			if (in)
 				break;
 			in = found = start == (uintptr_t)addr;
 			continue;
 		}
-		if (in && (sscanf(line, "FilePmdMapped: %llu kB", &kb) == 1 ||
-		    sscanf(line, "ShmemPmdMapped: %llu kB", &kb) == 1))
+		if (in && sscanf(line, "FilePmdMapped: %llu kB", &kb) == 1) {
 			*bytes += (uint64_t)kb * 1024;
+			field = true;
+		} else if (in && sscanf(line, "ShmemPmdMapped: %llu kB",
+		    &kb) == 1) {
+			*bytes += (uint64_t)kb * 1024;
+		}
 	}
+	/* A read cut short inside the mapping's lines: EIO, not 0 bytes. */
+	e = ferror(f) ? (errno ? errno : EIO) : !found ? ENOENT : field ? 0 :
+	    EIO;
 	fclose(f);
-	return found ? 0 : -1;
+	if (e == 0)
+		return 0;
+	*bytes = 0;
+	errno = e;
+	return -1;
 }
 
 /* Does a line of /proc/PID/maps map part of [off, off + len) of the file? */
@@ -294,42 +344,53 @@ maps_line_hits(const char *line, const struct stat *st, uint64_t off,
 	return pgoff < off + len && off < pgoff + (end - start);
 }
 
+/* 1: pid maps part of the range; 0: it does not, or is gone; -1: errno. */
 static int
 maps_file_hits(const char *pid, const struct stat *st, uint64_t off,
     uint64_t len)
 {
 	char path[64], line[4096];
 	FILE *f;
-	int hit = 0;
+	int hit = 0, e;
 
 	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
 	if ((f = fopen(path, "re")) == NULL)
 		return errno == ENOENT || errno == ESRCH ? 0 : -1;
 	while (!hit && fgets(line, sizeof(line), f) != NULL)
 		hit = maps_line_hits(line, st, off, len);
+	e = ferror(f) ? (errno ? errno : EIO) : 0;
 	fclose(f);
+	/* A process that exits while we read has nothing mapped. */
+	if (e != 0 && e != ESRCH) {
+		errno = e;
+		return -1;
+	}
 	return hit;
 }
 
 /*
  * The processes other than this one that map part of [off, off + len) of
- * the file st describes: up to max PIDs in pids, their total count
- * returned.  *unreadable counts the processes whose maps this user may not
- * read.
+ * the file st describes: up to max PIDs in pids, their total count in
+ * *count.  *unreadable counts the processes whose maps this user may not
+ * read (EACCES, EPERM: reported as such).  Returns 0, or -1 with errno
+ * when /proc or a process's maps could not be read for another reason
+ * (EMFILE, ENOMEM): then nobody can say the range is unmapped.
  */
-size_t
+int
 pc_find_mappers(const struct stat *st, uint64_t off, uint64_t len,
-    long *pids, size_t max, size_t *unreadable)
+    long *pids, size_t max, size_t *count, size_t *unreadable)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	long self = (long)getpid();
 	size_t n = 0;
+	int err = 0;
 
-	*unreadable = 0;
+	*unreadable = *count = 0;
 	if (d == NULL)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
+		return -1;
+	errno = 0;
+	while (err == 0 && (e = readdir(d)) != NULL) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
 		int hit;
@@ -337,13 +398,20 @@ pc_find_mappers(const struct stat *st, uint64_t off, uint64_t len,
 		if (*end != '\0' || pid <= 0 || pid == self)
 			continue;
 		hit = maps_file_hits(e->d_name, st, off, len);
-		if (hit < 0)
+		if (hit < 0 && (errno == EACCES || errno == EPERM))
 			(*unreadable)++;
+		else if (hit < 0)
+			err = errno;
 		else if (hit > 0 && n++ < max)
 			pids[n - 1] = pid;
+		errno = 0;
 	}
+	if (err == 0)
+		err = errno;	/* readdir's NULL: the end, or an error */
 	closedir(d);
-	return n;
+	*count = n;
+	errno = err;
+	return err == 0 ? 0 : -1;
 }
 
 /* The command name of a process, "?" if it cannot be read. */

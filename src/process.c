@@ -148,8 +148,12 @@ open_input(struct job *j, bool lock, bool resolve)
 	int tries;
 
 	j->path = resolve ? realpath(j->name, NULL) : strdup(j->name);
-	if (j->path == NULL)
+	/* A missing name is the user's news; anything else names the call. */
+	if (j->path == NULL && (errno == ENOENT || errno == ENOTDIR))
 		return file_error(j, "%s", strerror(errno));
+	if (j->path == NULL)
+		return file_error(j, "%s: %s", resolve ? "realpath" : "strdup",
+		    strerror(errno));
 	for (tries = 0; tries < LOCK_TRIES; tries++) {
 		if ((c = open_once(j, lock)) != STEP_OK)
 			return c;
@@ -426,6 +430,16 @@ show_rewrite(const struct job *j)
  * gets one enum window_state per PMD range of the file, and nranges their
  * number; the caller frees *states, also on failure.
  */
+/* The host's PMD for the page cache: a read that failed is the file's error. */
+static enum step
+warm_pmd(struct job *j, uint64_t *pmd)
+{
+	if (host_pmd_read(pmd) != 0)
+		return file_error(j, "could not look: /sys/kernel/mm/"
+		    "transparent_hugepage/hpage_pmd_size: %s", strerror(errno));
+	return STEP_OK;
+}
+
 static enum step
 cache_step(struct job *j, int fd, const char *path,
     const struct elf_layout *L, bool base_aligned, bool look_only,
@@ -434,8 +448,11 @@ cache_step(struct job *j, int fd, const char *path,
 	struct warm_request q = { .look_only = look_only };
 	struct warm_plan w;
 	enum step c = STEP_OK;
+	uint64_t pmd;
 
-	if (warm_plan_build(L, host_pmd_size(), base_aligned, &w) != 0)
+	if (warm_pmd(j, &pmd) != STEP_OK)
+		return STEP_STOP;
+	if (warm_plan_build(L, pmd, base_aligned, &w) != 0)
 		return file_error(j, "out of memory");
 	if (states != NULL &&
 	    (q.states = *states = calloc(w.nranges + 1, 1)) == NULL)

@@ -16,7 +16,6 @@ static const char *const reason_codes[WARM_NREASONS] = {
 	[WARM_BUSY] = "busy",
 	[WARM_NO_HUGE_FOLIOS] = "no-huge-folios",
 	[WARM_NO_HUGE_PAGE] = "no-huge-page",
-	[WARM_IO_ERROR] = "io-error",
 };
 
 static void
@@ -64,9 +63,6 @@ reason_text(char *buf, size_t len, const struct warm_result *r,
 	case WARM_NO_HUGE_PAGE:
 		snprintf(buf, len, "no huge page could be allocated (memory "
 		    "too fragmented?): try again later");
-		break;
-	case WARM_IO_ERROR:
-		snprintf(buf, len, "cannot be read: %s", strerror(r->io_error));
 		break;
 	case WARM_NREASONS:
 		buf[0] = '\0';
@@ -297,8 +293,10 @@ host_text_path(FILE *f, const struct host_path *h)
 		    "after --warm's readahead, %s after MADV_COLLAPSE", size, w,
 		    r, c);
 	} else {
-		fprintf(f, "\n  not probed (%s): judged by type and kernel: "
+		fprintf(f, "\n  not probed (%s%s%s): judged by type and kernel: "
 		    "writes %s, readahead %s, MADV_COLLAPSE %s",
+		    h->probe.failed ? h->probe.failed : "",
+		    h->probe.failed ? ": " : "",
 		    strerror(h->probe.error), tri_name(h->expect.write),
 		    tri_name(h->expect.readahead), tri_name(h->expect.collapse));
 	}

@@ -19,12 +19,20 @@
  *      an error instead of SIGBUS);
  *   4. read the result in this process's own smaps (FilePmdMapped).
  *
+ * A look that fails (EMFILE opening smaps, ENOMEM from mmap, an error of
+ * madvise, mincore, cachestat or fadvise) is never taken for the kernel's
+ * answer: the file's result is then an error that names the call and the
+ * errno, and no window is counted.  A file that changes size or mtime
+ * while it is warmed (EFAULT from MADV_POPULATE_READ past its new end) is
+ * named as such.
+ *
  * A window that another process maps is left alone: dropping cannot evict
  * mapped pages, and we change nothing we cannot finish.  The state of
  * every window is taken before any is warmed, and they are warmed from the
  * last down, because readahead for one window also reads the next.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +44,7 @@
 
 struct warm_ctx {
 	int fd;
+	const char *path;
 	struct stat st;
 	uint64_t pmd;
 	uint64_t page;
@@ -44,6 +53,8 @@ struct warm_ctx {
 	bool collapse_off;	/* EINVAL once: not for this file */
 	int collapse_error;
 	uint64_t dropped;	/* pages dropped and read again */
+	int fail;		/* a look failed: its errno, else 0 */
+	const char *fail_what;	/* and what was called or read */
 	const struct warm_request *q;
 	struct warm_result *r;
 };
@@ -55,18 +66,45 @@ set_state(struct warm_ctx *c, uint64_t k, enum window_state s)
 		c->q->states[k] = (uint8_t)s;
 }
 
+/* A look that failed: the first is kept, and it ends the file.  -1. */
+static int
+failed(struct warm_ctx *c, int e, const char *what)
+{
+	if (c->fail == 0) {
+		c->fail = e != 0 ? e : EIO;
+		c->fail_what = what != NULL ? what : "?";
+	}
+	return -1;
+}
+
+static int
+smaps_failed(struct warm_ctx *c)
+{
+	return failed(c, errno, "/proc/self/smaps");
+}
+
+/* MADV_POPULATE_READ: the file is read; EFAULT means it is shorter now. */
+static int
+populated(struct warm_ctx *c, int e)
+{
+	return e == 0 ? 0 : failed(c, e, "madvise(MADV_POPULATE_READ)");
+}
+
 /* Cached pages of the whole file. */
 static int
-file_resident(const struct warm_ctx *c, uint64_t *pages)
+file_resident(struct warm_ctx *c, uint64_t *pages)
 {
 	*pages = 0;
-	return pc_cached(c->fd, 0, (uint64_t)c->st.st_size, c->pmd, c->page,
-	    pages);
+	if (pc_cached(c->fd, 0, (uint64_t)c->st.st_size, c->pmd, c->page,
+	    pages) != 0)
+		return failed(c, errno, "cachestat");
+	return 0;
 }
 
 /*
  * Is range k one PMD-mapped folio now?  Only a fully cached range is
  * faulted in, so that this reads no data.  *cached gets its cached pages.
+ * 0, or -1 when it could not be told (c->fail says why).
  */
 static int
 range_is_huge(struct warm_ctx *c, uint64_t k, bool *huge, uint64_t *cached)
@@ -77,12 +115,15 @@ range_is_huge(struct warm_ctx *c, uint64_t k, bool *huge, uint64_t *cached)
 
 	*huge = false;
 	if (pc_map(c->fd, k * c->pmd, c->pmd, c->pmd, false, &m) != 0)
-		return errno;
+		return failed(c, errno, m.failed);
 	if (pc_resident(&m, c->page, cached) != 0)
-		rc = errno;
-	else if (*cached == c->pmd / c->page && pc_populate(&m) == 0 &&
-	    pc_pmd_mapped(m.addr, &pmd_bytes) == 0)
-		*huge = pmd_bytes >= c->pmd;
+		rc = failed(c, errno, "mincore");
+	else if (*cached == c->pmd / c->page) {
+		if ((rc = populated(c, pc_populate(&m))) == 0 &&
+		    (rc = pc_pmd_mapped(m.addr, &pmd_bytes)) != 0)
+			smaps_failed(c);
+		*huge = rc == 0 && pmd_bytes >= c->pmd;
+	}
 	pc_unmap(&m);
 	return rc;
 }
@@ -105,6 +146,17 @@ small_reason(const struct warm_ctx *c)
 	return WARM_NO_HUGE_FOLIOS;
 }
 
+/*
+ * MADV_COLLAPSE's answers about the kernel: EINVAL (not for this file),
+ * ENOMEM and EAGAIN (no huge page now), EBUSY.  Anything else is an error.
+ */
+static bool
+collapse_answer(int e)
+{
+	return e == 0 || e == EINVAL || e == ENOMEM || e == EAGAIN ||
+	    e == EBUSY;
+}
+
 /* Step 1.  Returns true if the range is huge afterwards. */
 static bool
 try_collapse(struct warm_ctx *c, uint64_t k)
@@ -114,18 +166,25 @@ try_collapse(struct warm_ctx *c, uint64_t k)
 	bool huge = false;
 	int e;
 
-	if (c->collapse_off || c->expect.collapse == TRI_NO ||
-	    pc_map(c->fd, k * c->pmd, c->pmd, c->pmd, true, &m) != 0)
+	if (c->collapse_off || c->expect.collapse == TRI_NO)
 		return false;
+	if (pc_map(c->fd, k * c->pmd, c->pmd, c->pmd, true, &m) != 0) {
+		failed(c, errno, m.failed);
+		return false;
+	}
 	e = pc_collapse(&m);
 	c->collapse_error = e;
 	if (e == EINVAL)
 		c->collapse_off = true;
-	if (e == 0 && pc_populate(&m) == 0 &&
-	    pc_pmd_mapped(m.addr, &pmd_bytes) == 0)
+	if (!collapse_answer(e))
+		failed(c, e, "madvise(MADV_COLLAPSE)");
+	else if (e == 0 && populated(c, pc_populate(&m)) == 0) {
+		if (pc_pmd_mapped(m.addr, &pmd_bytes) != 0)
+			smaps_failed(c);
 		huge = pmd_bytes >= c->pmd;
+	}
 	pc_unmap(&m);
-	return huge;
+	return huge && c->fail == 0;
 }
 
 static void
@@ -141,17 +200,35 @@ note_mappers(struct warm_ctx *c, const long *pids, size_t n)
 	}
 }
 
+/* After the drop: pages of range k still cached, in *left.  0 or -1. */
+static int
+left_cached(struct warm_ctx *c, uint64_t k, uint64_t *left)
+{
+	struct pc_map m;
+	int rc = 0;
+
+	if (pc_map(c->fd, k * c->pmd, c->pmd, c->pmd, false, &m) != 0)
+		return failed(c, errno, m.failed);
+	if (pc_resident(&m, c->page, left) != 0)
+		rc = failed(c, errno, "mincore");
+	pc_unmap(&m);
+	return rc;
+}
+
 /* Step 2.  Returns false (and says why) if the small folios must stay. */
 static bool
 drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
 {
 	long pids[WARM_MAX_PIDS];
 	size_t n, unreadable;
-	struct pc_map m;
 	uint64_t left = 0;
+	int e;
 
-	n = pc_find_mappers(&c->st, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
-	    &unreadable);
+	if (pc_find_mappers(&c->st, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
+	    &n, &unreadable) != 0) {
+		failed(c, errno, "/proc/PID/maps");
+		return false;
+	}
 	if (unreadable > c->r->unreadable)
 		c->r->unreadable = unreadable;
 	if (n > 0) {
@@ -161,17 +238,16 @@ drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
 	}
 	if (!c->synced && fdatasync(c->fd) != 0 && errno != EINVAL &&
 	    errno != EROFS) {
-		c->r->io_error = errno;
-		not_huge(c, WARM_IO_ERROR);
+		failed(c, errno, "fdatasync");
 		return false;
 	}
 	c->synced = true;
-	pc_drop(c->fd, k * c->pmd, c->pmd);
-	if (pc_map(c->fd, k * c->pmd, c->pmd, c->pmd, false, &m) == 0) {
-		if (pc_resident(&m, c->page, &left) != 0)
-			left = cached;
-		pc_unmap(&m);
+	if ((e = pc_drop(c->fd, k * c->pmd, c->pmd)) != 0) {
+		failed(c, e, "posix_fadvise(POSIX_FADV_DONTNEED)");
+		return false;
 	}
+	if (left_cached(c, k, &left) != 0)
+		return false;
 	if (left > 0) {
 		/* Mapped by a process we cannot see, locked, or dirty. */
 		not_huge(c, WARM_BUSY);
@@ -181,28 +257,48 @@ drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
 	return true;
 }
 
+#ifdef ELFTHP_TEST_HOOKS
+/*
+ * Test builds only: ELFTHP_TEST_TRUNCATE_WHILE_WARMING=BYTES truncates the
+ * file (by its name, as another process would) before each window is
+ * read, so that tests/integration/test_measure.sh sees a file shrink under
+ * --warm every time.
+ */
+static void
+hook_before_read(const struct warm_ctx *c)
+{
+	const char *size = getenv("ELFTHP_TEST_TRUNCATE_WHILE_WARMING");
+
+	if (size != NULL && c->path != NULL)
+		(void)truncate(c->path, (off_t)strtoull(size, NULL, 0));
+}
+#else
+static void
+hook_before_read(const struct warm_ctx *c)
+{
+}
+#endif
+
 /* Steps 3 and 4. */
 static void
 read_huge(struct warm_ctx *c, uint64_t k)
 {
 	struct pc_map m;
 	uint64_t pmd_bytes = 0;
-	int e;
 
+	hook_before_read(c);
 	if (pc_map(c->fd, k * c->pmd, c->pmd, c->pmd, true, &m) != 0) {
-		c->r->io_error = errno;
-		not_huge(c, WARM_IO_ERROR);
+		failed(c, errno, m.failed);
 		return;
 	}
-	if ((e = pc_populate(&m)) != 0) {
-		c->r->io_error = e;
-		not_huge(c, WARM_IO_ERROR);
-	} else if (pc_pmd_mapped(m.addr, &pmd_bytes) == 0 &&
-	    pmd_bytes >= c->pmd) {
+	if (populated(c, pc_populate(&m)) != 0)
+		;
+	else if (pc_pmd_mapped(m.addr, &pmd_bytes) != 0)
+		smaps_failed(c);
+	else if (pmd_bytes >= c->pmd)
 		c->r->made_huge++;
-	} else {
+	else
 		not_huge(c, small_reason(c));
-	}
 	pc_unmap(&m);
 }
 
@@ -211,33 +307,38 @@ read_huge(struct warm_ctx *c, uint64_t k)
  * and who maps it; nothing is read, dropped or collapsed.  Allocation can
  * still fail when warming for real: "would" is the best case.
  */
-static int
+static void
 look_range_k(struct warm_ctx *c, uint64_t k)
 {
 	long pids[WARM_MAX_PIDS];
-	size_t n, unreadable;
+	size_t n = 0, unreadable = 0;
 	uint64_t cached = 0;
 
 	if (c->expect.readahead == TRI_NO && c->expect.collapse != TRI_YES) {
 		not_huge(c, WARM_NO_HUGE_FOLIOS);
 		set_state(c, k, WINDOW_NO_FOLIOS);
-		return 0;
+		return;
 	}
-	if (pc_cached(c->fd, k * c->pmd, c->pmd, c->pmd, c->page, &cached))
-		return errno;
-	n = cached == 0 || c->expect.collapse == TRI_YES ? 0 :
+	if (pc_cached(c->fd, k * c->pmd, c->pmd, c->pmd, c->page, &cached)) {
+		failed(c, errno, "cachestat");
+		return;
+	}
+	/* Collapse does not need the small folios dropped: no one pins them. */
+	if (cached > 0 && c->expect.collapse != TRI_YES &&
 	    pc_find_mappers(&c->st, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
-	    &unreadable);
+	    &n, &unreadable) != 0) {
+		failed(c, errno, "/proc/PID/maps");
+		return;
+	}
 	if (n > 0) {
 		note_mappers(c, pids, n < WARM_MAX_PIDS ? n : WARM_MAX_PIDS);
 		not_huge(c, WARM_BUSY);
 		set_state(c, k, WINDOW_BUSY);
-		return 0;
+		return;
 	}
 	set_state(c, k, cached ? WINDOW_SMALL : WINDOW_UNCACHED);
 	c->r->made_huge++;
 	c->r->read_bytes += c->pmd;
-	return 0;
 }
 
 static void
@@ -247,7 +348,9 @@ warm_range_do(struct warm_ctx *c, uint64_t k)
 	bool huge;
 
 	/* Readahead for an earlier window may have done this one. */
-	if (range_is_huge(c, k, &huge, &cached) == 0 && huge) {
+	if (range_is_huge(c, k, &huge, &cached) != 0)
+		return;
+	if (huge) {
 		c->r->made_huge++;
 		return;
 	}
@@ -255,6 +358,8 @@ warm_range_do(struct warm_ctx *c, uint64_t k)
 		c->r->made_huge++;
 		return;
 	}
+	if (c->fail != 0)
+		return;
 	/* Nothing to gain from dropping where no readahead makes them. */
 	if (c->expect.readahead == TRI_NO) {
 		not_huge(c, small_reason(c));
@@ -281,75 +386,121 @@ warm_range_k(struct warm_ctx *c, uint64_t k)
  * config (a gzip'd /proc/config.gz), so only a file with work left asks.
  */
 static int
-warm_setup(struct warm_ctx *c, const char *path, struct fs_info *fs,
-    char *err, size_t n)
+warm_setup(struct warm_ctx *c, struct fs_info *fs)
 {
-	if (fstat(c->fd, &c->st) != 0 || fs_identify(path, fs) != 0) {
-		snprintf(err, n, "%s", strerror(errno));
-		return -1;
-	}
+	uint64_t pmd;
+
+	if (host_pmd_read(&pmd) != 0)
+		return failed(c, errno, "/sys/kernel/mm/transparent_hugepage/"
+		    "hpage_pmd_size");
+	/* A plan made for another PMD (a default, where a read failed). */
+	if (pmd != c->pmd)
+		return failed(c, EINVAL, "the plan's PMD size");
+	if (fstat(c->fd, &c->st) != 0)
+		return failed(c, errno, "fstat");
+	const char *what;
+
+	if (fs_identify(c->path, fs, &what) != 0)
+		return failed(c, errno, what);
 	snprintf(c->r->fs_type, sizeof(c->r->fs_type), "%s", fs->type);
 	return 0;
 }
 
-static void
+static int
 warm_expect(struct warm_ctx *c, const struct fs_info *fs)
 {
+	const char *where;
+	int e = host_ro_thp_error(&where);
+
+	if (e != 0)
+		return failed(c, e, where);
 	fs_expect(fs, host_kernel_version(), host_ro_thp_for_fs(), &c->expect);
 	c->r->fs_why = c->expect.why;
+	return 0;
 }
 
 /* Per range: fully cached (full[k]); and the pages cached in the file. */
-static void
+static int
 cached_ranges(struct warm_ctx *c, const struct warm_plan *w, bool *full,
     uint64_t *pages)
 {
-	uint64_t k, n, npages = ((uint64_t)c->st.st_size + c->page - 1) /
+	uint64_t k, n = 0, npages = ((uint64_t)c->st.st_size + c->page - 1) /
 	    c->page;
-	bool all = file_resident(c, pages) == 0 && *pages >= npages;
+	bool all;
 
-	for (k = 0; k < w->nranges; k++)
-		full[k] = warm_range(w, k) && (all || (pc_cached(c->fd,
-		    k * c->pmd, c->pmd, c->pmd, c->page, &n) == 0 &&
-		    n == c->pmd / c->page));
+	if (file_resident(c, pages) != 0)
+		return -1;
+	all = *pages >= npages;
+	for (k = 0; k < w->nranges; k++) {
+		full[k] = false;
+		if (!warm_range(w, k))
+			continue;
+		if (!all && pc_cached(c->fd, k * c->pmd, c->pmd, c->pmd,
+		    c->page, &n) != 0)
+			return failed(c, errno, "cachestat");
+		full[k] = all || n == c->pmd / c->page;
+	}
+	return 0;
+}
+
+/*
+ * Do all the fully cached ranges map as PMDs?  The whole file in one
+ * mapping at a PMD-aligned address (its PMD-aligned ranges are aligned in
+ * memory too); the full ranges faulted in, reading nothing; one read of
+ * smaps.  0 with *all, or -1.
+ */
+static int
+all_full_huge(struct warm_ctx *c, const struct warm_plan *w,
+    const bool *full, uint64_t before, bool *all)
+{
+	struct pc_map m;
+	uint64_t k, nfull = 0, pmd_bytes = 0;
+	uint64_t len = ((uint64_t)c->st.st_size + c->page - 1) / c->page *
+	    c->page;
+	bool whole;
+	int rc = 0;
+
+	*all = false;
+	if (pc_map(c->fd, 0, len, c->pmd, false, &m) != 0)
+		return failed(c, errno, m.failed);
+	/* All cached: one call faults it all in. */
+	whole = before * c->page >= len;
+	if (whole)
+		rc = populated(c, pc_populate(&m));
+	for (k = 0; rc == 0 && k < w->nranges; k++)
+		if (full[k] && (whole || (rc = populated(c,
+		    pc_populate_at(&m, k * c->pmd, c->pmd))) == 0))
+			nfull++;
+	if (rc == 0 && nfull > 0 && (rc = pc_pmd_mapped(m.addr,
+	    &pmd_bytes)) != 0)
+		smaps_failed(c);
+	*all = rc == 0 && nfull > 0 && pmd_bytes >= nfull * c->pmd;
+	pc_unmap(&m);
+	return rc;
 }
 
 /*
  * Which ranges are huge already, before anything reads ahead, reading no
- * data: the fully cached ones are faulted in, in one mapping, and one read
- * of smaps says whether all of them are PMD-mapped; only where some are
- * not is each looked at alone.  The rest go to todo.
+ * data: only where not all the fully cached ones are is each looked at
+ * alone.  The rest go to todo.  0, or -1 when a look failed.
  */
-static void
+static int
 first_look(struct warm_ctx *c, const struct warm_plan *w, bool *todo,
     uint64_t *before)
 {
-	struct pc_map m = { 0 };
-	uint64_t k, nfull = 0, cached, pmd_bytes = 0;
-	uint64_t len = ((uint64_t)c->st.st_size + c->page - 1) / c->page *
-	    c->page;
-	bool *full = todo, all = false, huge;
+	uint64_t k, cached;
+	bool *full = todo, all, huge;
 
-	cached_ranges(c, w, full, before);
-	/* The whole file in one mapping at a PMD-aligned address: its
-	 * PMD-aligned ranges are PMD-aligned in memory too. */
-	if (pc_map(c->fd, 0, len, c->pmd, false, &m) == 0) {
-		/* All cached: one call faults it all in, reading nothing. */
-		bool whole = *before * c->page >= len && pc_populate(&m) == 0;
-
-		for (k = 0; k < w->nranges; k++)
-			if (full[k] && (whole ||
-			    pc_populate_at(&m, k * c->pmd, c->pmd) == 0))
-				nfull++;
-		all = nfull > 0 && pc_pmd_mapped(m.addr, &pmd_bytes) == 0 &&
-		    pmd_bytes >= nfull * c->pmd;
-		pc_unmap(&m);
-	}
+	if (cached_ranges(c, w, full, before) != 0 ||
+	    all_full_huge(c, w, full, *before, &all) != 0)
+		return -1;
 	for (k = 0; k < w->nranges; k++) {
 		if (!warm_range(w, k))
 			continue;
-		if (full[k] && (all || (range_is_huge(c, k, &huge, &cached) ==
-		    0 && huge))) {
+		huge = false;
+		if (full[k] && !all && range_is_huge(c, k, &huge, &cached) != 0)
+			return -1;
+		if (full[k] && (all || huge)) {
 			c->r->huge_before++;
 			set_state(c, k, WINDOW_HUGE);
 			todo[k] = false;
@@ -357,24 +508,74 @@ first_look(struct warm_ctx *c, const struct warm_plan *w, bool *todo,
 			todo[k] = true;
 		}
 	}
+	return 0;
+}
+
+/*
+ * Did the file change since warm_setup looked (another process truncated
+ * or rewrote it in place)?  Then what was measured is not about it, and
+ * that is said, with the counts so far; so is an fstat that failed.
+ */
+static bool
+changed_under(const struct warm_ctx *c, char *err, size_t n)
+{
+	struct stat now;
+
+	if (fstat(c->fd, &now) != 0) {
+		error_text(err, n, "could not look: fstat: %s (no verdict on "
+		    "huge pages)", strerror(errno));
+		return true;
+	}
+	if (now.st_size == c->st.st_size &&
+	    now.st_mtim.tv_sec == c->st.st_mtim.tv_sec &&
+	    now.st_mtim.tv_nsec == c->st.st_mtim.tv_nsec)
+		return false;
+	snprintf(err, n, "changed while being warmed (%jd bytes when opened, "
+	    "%jd now): %ju of %ju windows were huge, %ju made huge before it "
+	    "changed", (intmax_t)c->st.st_size, (intmax_t)now.st_size,
+	    (uintmax_t)c->r->huge_before, (uintmax_t)c->r->windows,
+	    (uintmax_t)c->r->made_huge);
+	return true;
+}
+
+/* The last range first: see warm_file. */
+static int
+warm_ranges(struct warm_ctx *c, const struct warm_plan *w, const bool *todo,
+    const struct fs_info *fs, bool *dirty)
+{
+	uint64_t k;
+
+	for (k = w->nranges; k-- > 0 && c->fail == 0;) {
+		if (!todo[k])
+			continue;
+		if (!*dirty && warm_expect(c, fs) != 0)
+			return -1;
+		*dirty = true;
+		if (c->q->look_only)
+			look_range_k(c, k);
+		else
+			warm_range_k(c, k);
+	}
+	return c->fail != 0 ? -1 : 0;
 }
 
 /*
  * Warm the ranges of w in the file open as fd (path names it, to find its
  * file system), or with q->look_only only say what that would do.  Fills
  * q->states where given.  Returns 0 with *r filled, or -1 with a message
- * in err.
+ * in err: a look that failed (the call and the errno), or the file
+ * changed.
  */
 int
 warm_file(int fd, const char *path, const struct warm_plan *w,
     const struct warm_request *q, struct warm_result *r, char *err, size_t n)
 {
-	struct warm_ctx c = { .fd = fd, .pmd = w->pmd,
+	struct warm_ctx c = { .fd = fd, .path = path, .pmd = w->pmd,
 		.page = host_page_size(), .q = q, .r = r };
 	struct fs_info fs;
-	uint64_t k, before = 0, after = 0;
-	bool *todo, dirty = false;
-	int e = 0;
+	uint64_t before = 0, after = 0;
+	bool *todo = NULL, dirty = false;
+	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
 	r->windows = w->warmable + w->misaligned;
@@ -386,41 +587,35 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 		memset(q->states, WINDOW_NONE, w->nranges);
 	if (w->warmable == 0)
 		return 0;
-	if (warm_setup(&c, path, &fs, err, n) != 0)
-		return -1;
-	if ((todo = calloc(w->nranges, sizeof(*todo))) == NULL) {
-		snprintf(err, n, "out of memory");
-		return -1;
-	}
-	first_look(&c, w, todo, &before);
-	after = before;
+	if (warm_setup(&c, &fs) != 0)
+		goto out;
+	if ((todo = calloc(w->nranges, sizeof(*todo))) == NULL)
+		return error_text(err, n, "out of memory");
 	/*
 	 * Last range first: MADV_HUGEPAGE readahead reads the next PMD too,
 	 * and racing it (small folios half read, pages locked) would leave
 	 * ranges small; the next range is then always done already.
 	 */
-	for (k = w->nranges; k-- > 0 && e == 0;) {
-		if (!todo[k])
-			continue;
-		if (!dirty)
-			warm_expect(&c, &fs);
-		dirty = true;
-		if (q->look_only)
-			e = look_range_k(&c, k);
-		else
-			warm_range_k(&c, k);
-	}
-	free(todo);
-	if (e != 0) {
-		snprintf(err, n, "cannot count its cached pages: %s",
-		    strerror(e));
-		return -1;
-	}
+	if (first_look(&c, w, todo, &before) != 0 ||
+	    warm_ranges(&c, w, todo, &fs, &dirty) != 0)
+		goto out;
+	rc = 0;
+	/* A look's read_bytes is what warming would read, counted above. */
 	if (q->look_only)
-		return 0;
-	if (dirty)
-		file_resident(&c, &after);
+		goto out;
+	rc = -1;
+	after = before;
+	if (dirty && file_resident(&c, &after) != 0)
+		goto out;
 	r->read_bytes = (after + c.dropped > before ?
 	    after + c.dropped - before : 0) * c.page;
-	return 0;
+	rc = 0;
+out:
+	free(todo);
+	if (c.st.st_ino != 0 && changed_under(&c, err, n))
+		return -1;
+	if (rc != 0)
+		error_text(err, n, "could not look: %s: %s (no verdict on huge "
+		    "pages)", c.fail_what, strerror(c.fail));
+	return rc;
 }

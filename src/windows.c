@@ -140,15 +140,14 @@ windows_in_state(const uint8_t *states, uint64_t nranges,
 /*
  * The rewrite's page-cache step: not huge where a window that could be
  * huge on this host is not (a process maps its small folios, no huge
- * page could be had, a read failed).  A file system that keeps no huge
+ * page could be had; a read that failed is an error, not a verdict).  A file system that keeps no huge
  * folios, or windows only a relink aligns, are said but not failed:
  * nothing this host can run does better.
  */
 enum file_class
 settle_verdict(const struct warm_result *r)
 {
-	if (r->not_huge[WARM_BUSY] + r->not_huge[WARM_NO_HUGE_PAGE] +
-	    r->not_huge[WARM_IO_ERROR] > 0)
+	if (r->not_huge[WARM_BUSY] + r->not_huge[WARM_NO_HUGE_PAGE] > 0)
 		return FILE_NOT_HUGE;
 	return FILE_DONE;
 }

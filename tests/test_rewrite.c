@@ -1156,6 +1156,30 @@ test_short_writes_resumed(void **state)
 	assert_true(same_bytes(ref, out_path));
 }
 
+/*
+ * main() reopens a closed standard descriptor; where one is free anyway
+ * (a library caller), atomic_open refuses a temporary file that got it,
+ * since output printed to that stream would land in the new file.
+ */
+static void
+test_temp_never_a_standard_descriptor(void **state)
+{
+	struct state *t = *state;
+	struct atomic_file a;
+	char err[256];
+	int saved = dup(STDIN_FILENO), rc;
+
+	assert_true(saved > STDERR_FILENO);
+	close(STDIN_FILENO);
+	rc = atomic_open(&a, in_dir(t, "target"), NULL, err, sizeof(err));
+	assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+	close(saved);
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(err, "descriptor 0"));
+	assert_int_equal(temp_files(t->dir), 0);
+	assert_false(exists(in_dir(t, "target")));
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -1176,6 +1200,7 @@ main(void)
 		T(test_in_place_write_fails),
 		T(test_file_size_limit),
 		T(test_short_writes_resumed),
+		T(test_temp_never_a_standard_descriptor),
 	};
 
 	if (elf_lib_init() != 0)

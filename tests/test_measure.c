@@ -1,0 +1,623 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
+/*
+ * Fault injection for the measuring modes: every call through which
+ * --warm, warm_file() and --host look at the kernel fails in turn, and
+ * the outcome must be an error that names the call (and the errno), never
+ * a verdict about huge pages, and no byte of the file may change.
+ *
+ * The calls are wrapped at link time (-Wl,--wrap=..., MEASURE_WRAP in the
+ * Makefile): open64, fopen64 and fgets (the /proc and /sys reads: smaps,
+ * maps, mountinfo, hpage_pmd_size, the THP settings), opendir and
+ * readdir64 (/proc), gzopen64 (the kernel's config), realpath, fstat64,
+ * pread64 and pwrite64, mmap64, madvise, mincore, posix_fadvise64,
+ * fdatasync and syscall (cachestat).  A run with nothing failing counts
+ * the calls of each; then each of them, the Nth for every N (the first 16
+ * and every sixteenth part where there are many: fgets of smaps), fails with an errno
+ * that fits it: EMFILE for opens, EIO for reads, ENOMEM for maps and
+ * mincore.  fgets can also end early without an error (a short read).
+ *
+ * The test's own calls go to the __real_ ones.
+ *
+ * Scenarios: warm_file() as a library call on a plain 6 MiB file with three
+ * PMD windows whose small folios are cached; process_file() in --warm mode
+ * on a 6 MiB ELF file made here (one congruent read-only PT_LOAD); and
+ * host_report() on a directory.  The controls: the same runs with nothing
+ * failing give a verdict (windows made huge, a probe that measured).
+ *
+ * Build: make tests/test_measure (every object but src/main.o).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "elfthp_cli.h"
+
+#define MiB_ (UINT64_C(1) << 20)
+#define FILE_SIZE (6 * MiB_ + 4096)
+
+/* ---- the injection ---- */
+
+enum call {
+	C_OPEN, C_FOPEN, C_FGETS, C_FGETS_SHORT, C_OPENDIR, C_READDIR,
+	C_GZOPEN, C_REALPATH, C_FSTAT, C_PREAD, C_PWRITE, C_MMAP, C_MADVISE,
+	C_MINCORE, C_FADVISE, C_FDATASYNC, C_SYSCALL, NCALLS
+};
+
+static const struct {
+	const char *name;
+	int error;
+	const char *named;	/* what the message must say, or NULL */
+} calls[NCALLS] = {
+	[C_OPEN] = { "open", EMFILE, NULL },
+	[C_FOPEN] = { "fopen", EMFILE, "/" },
+	[C_FGETS] = { "fgets", EIO, "/" },
+	[C_FGETS_SHORT] = { "fgets (short)", 0, "/" },
+	[C_OPENDIR] = { "opendir", EMFILE, "/proc" },
+	[C_READDIR] = { "readdir", EIO, "/proc" },
+	[C_GZOPEN] = { "gzopen", EMFILE, "config" },
+	[C_REALPATH] = { "realpath", ENOMEM, "realpath" },
+	[C_FSTAT] = { "fstat", EIO, NULL },
+	[C_PREAD] = { "pread", EIO, NULL },
+	[C_PWRITE] = { "pwrite", EIO, "pwrite" },
+	[C_MMAP] = { "mmap", ENOMEM, "mmap" },
+	[C_MADVISE] = { "madvise", EIO, "madvise" },
+	[C_MINCORE] = { "mincore", ENOMEM, "mincore" },
+	[C_FADVISE] = { "posix_fadvise", EIO, "posix_fadvise" },
+	[C_FDATASYNC] = { "fdatasync", EIO, "fdatasync" },
+	[C_SYSCALL] = { "syscall (cachestat)", ENOMEM, "cachestat" },
+};
+
+static bool armed;		/* count and fail only inside the tool's calls */
+static unsigned long count[NCALLS];
+static enum call fail_call = NCALLS;
+static unsigned long fail_nth;
+
+/* Should this call fail?  Sets errno when it should. */
+static bool
+inject(enum call c)
+{
+	if (!armed)
+		return false;
+	count[c]++;
+	if (c == fail_call && count[c] == fail_nth) {
+		errno = calls[c].error;
+		return true;
+	}
+	return false;
+}
+
+static void
+arm(enum call c, unsigned long nth)
+{
+	memset(count, 0, sizeof(count));
+	fail_call = c;
+	fail_nth = nth;
+	armed = true;
+}
+
+int __real_open64(const char *, int, ...);
+int __wrap_open64(const char *, int, ...);
+FILE *__real_fopen64(const char *, const char *);
+FILE *__wrap_fopen64(const char *, const char *);
+char *__real_fgets(char *, int, FILE *);
+char *__wrap_fgets(char *, int, FILE *);
+DIR *__real_opendir(const char *);
+DIR *__wrap_opendir(const char *);
+struct dirent *__real_readdir64(DIR *);
+struct dirent *__wrap_readdir64(DIR *);
+gzFile __real_gzopen64(const char *, const char *);
+gzFile __wrap_gzopen64(const char *, const char *);
+char *__real_realpath(const char *, char *);
+char *__wrap_realpath(const char *, char *);
+int __real_fstat64(int, struct stat *);
+int __wrap_fstat64(int, struct stat *);
+ssize_t __real_pread64(int, void *, size_t, off_t);
+ssize_t __wrap_pread64(int, void *, size_t, off_t);
+ssize_t __real_pwrite64(int, const void *, size_t, off_t);
+ssize_t __wrap_pwrite64(int, const void *, size_t, off_t);
+void *__real_mmap64(void *, size_t, int, int, int, off_t);
+void *__wrap_mmap64(void *, size_t, int, int, int, off_t);
+int __real_madvise(void *, size_t, int);
+int __wrap_madvise(void *, size_t, int);
+int __real_mincore(void *, size_t, unsigned char *);
+int __wrap_mincore(void *, size_t, unsigned char *);
+int __real_posix_fadvise64(int, off_t, off_t, int);
+int __wrap_posix_fadvise64(int, off_t, off_t, int);
+int __real_fdatasync(int);
+int __wrap_fdatasync(int);
+long __real_syscall(long, ...);
+long __wrap_syscall(long, ...);
+
+int
+__wrap_open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
+	va_end(ap);
+	if (inject(C_OPEN))
+		return -1;
+	return __real_open64(path, flags, mode);
+}
+
+FILE *
+__wrap_fopen64(const char *path, const char *mode)
+{
+	return inject(C_FOPEN) ? NULL : __real_fopen64(path, mode);
+}
+
+/* An error sets the stream's error flag, as a failed read(2) would. */
+char *
+__wrap_fgets(char *buf, int n, FILE *f)
+{
+	if (inject(C_FGETS)) {
+		f->_flags |= _IO_ERR_SEEN;
+		return NULL;
+	}
+	if (inject(C_FGETS_SHORT))
+		return NULL;
+	return __real_fgets(buf, n, f);
+}
+
+DIR *
+__wrap_opendir(const char *path)
+{
+	return inject(C_OPENDIR) ? NULL : __real_opendir(path);
+}
+
+struct dirent *
+__wrap_readdir64(DIR *d)
+{
+	return inject(C_READDIR) ? NULL : __real_readdir64(d);
+}
+
+gzFile
+__wrap_gzopen64(const char *path, const char *mode)
+{
+	return inject(C_GZOPEN) ? NULL : __real_gzopen64(path, mode);
+}
+
+char *
+__wrap_realpath(const char *path, char *resolved)
+{
+	return inject(C_REALPATH) ? NULL : __real_realpath(path, resolved);
+}
+
+int
+__wrap_fstat64(int fd, struct stat *st)
+{
+	return inject(C_FSTAT) ? -1 : __real_fstat64(fd, st);
+}
+
+ssize_t
+__wrap_pread64(int fd, void *buf, size_t n, off_t off)
+{
+	return inject(C_PREAD) ? -1 : __real_pread64(fd, buf, n, off);
+}
+
+ssize_t
+__wrap_pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	return inject(C_PWRITE) ? -1 : __real_pwrite64(fd, buf, n, off);
+}
+
+void *
+__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (inject(C_MMAP))
+		return MAP_FAILED;
+	return __real_mmap64(addr, len, prot, flags, fd, off);
+}
+
+int
+__wrap_madvise(void *addr, size_t len, int advice)
+{
+	return inject(C_MADVISE) ? -1 : __real_madvise(addr, len, advice);
+}
+
+int
+__wrap_mincore(void *addr, size_t len, unsigned char *vec)
+{
+	return inject(C_MINCORE) ? -1 : __real_mincore(addr, len, vec);
+}
+
+/* posix_fadvise returns the error instead of setting errno. */
+int
+__wrap_posix_fadvise64(int fd, off_t off, off_t len, int advice)
+{
+	if (inject(C_FADVISE))
+		return errno;
+	return __real_posix_fadvise64(fd, off, len, advice);
+}
+
+int
+__wrap_fdatasync(int fd)
+{
+	return inject(C_FDATASYNC) ? -1 : __real_fdatasync(fd);
+}
+
+/* The tool calls syscall() for cachestat only: four arguments. */
+long
+__wrap_syscall(long nr, ...)
+{
+	va_list ap;
+	long a[4];
+	int i;
+
+	va_start(ap, nr);
+	for (i = 0; i < 4; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (inject(C_SYSCALL))
+		return -1;
+	return __real_syscall(nr, a[0], a[1], a[2], a[3]);
+}
+
+/* ---- the files ---- */
+
+struct state {
+	char dir[256];
+	char path[320];
+	unsigned char *bytes;	/* what the file must hold */
+};
+
+/* Pattern bytes; with elf, one congruent read-only PT_LOAD over all. */
+static void
+fill(unsigned char *b, bool elf)
+{
+	uint64_t i;
+
+	for (i = 0; i < FILE_SIZE; i += 8)
+		memcpy(b + i, &i, 8);
+	if (!elf)
+		return;
+	memset(b, 0, 120);
+	memcpy(b, "\177ELF\2\1\1", 7);
+	b[16] = 3;			/* ET_DYN */
+	b[18] = 62;			/* EM_X86_64 */
+	b[20] = 1;			/* e_version */
+	b[32] = 64;			/* e_phoff */
+	b[52] = 64;			/* e_ehsize */
+	b[54] = 56;			/* e_phentsize */
+	b[56] = 1;			/* e_phnum */
+	b[64] = 1;			/* PT_LOAD */
+	b[68] = 5;			/* PF_R | PF_X */
+	/* p_offset = p_vaddr = 0; p_filesz = p_memsz = FILE_SIZE */
+	memcpy(b + 64 + 32, &(uint64_t){ FILE_SIZE }, 8);
+	memcpy(b + 64 + 40, &(uint64_t){ FILE_SIZE }, 8);
+	memcpy(b + 64 + 48, &(uint64_t){ 2 * MiB_ }, 8);
+}
+
+/*
+ * The file written anew, its cache dropped, then read with pread so that
+ * small folios are cached: --warm has a drop and a read to do every time.
+ */
+static void
+make_cold(struct state *t)
+{
+	int fd = open(t->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	char buf[65536];
+	off_t off;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, t->bytes, FILE_SIZE), FILE_SIZE);
+	assert_int_equal(fsync(fd), 0);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	for (off = 0; off < (off_t)FILE_SIZE; off += (off_t)sizeof(buf))
+		assert_true(pread(fd, buf, sizeof(buf), off) > 0);
+	close(fd);
+}
+
+static bool
+unchanged(const struct state *t)
+{
+	unsigned char *now = malloc(FILE_SIZE);
+	int fd = open(t->path, O_RDONLY);
+	bool same = fd >= 0 && now != NULL &&
+	    pread(fd, now, FILE_SIZE, 0) == FILE_SIZE &&
+	    memcmp(now, t->bytes, FILE_SIZE) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	free(now);
+	return same;
+}
+
+static int
+setup(void **state)
+{
+	struct state *t = calloc(1, sizeof(*t));
+	const char *tmp = getenv("TMPDIR");
+
+	if (t == NULL || (t->bytes = malloc(FILE_SIZE)) == NULL)
+		return -1;
+	snprintf(t->dir, sizeof(t->dir), "%s/test_measure.XXXXXX",
+	    tmp && *tmp ? tmp : "/var/tmp");
+	if (mkdtemp(t->dir) == NULL)
+		return -1;
+	snprintf(t->path, sizeof(t->path), "%s/file", t->dir);
+	*state = t;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct state *t = *state;
+
+	armed = false;
+	unlink(t->path);
+	rmdir(t->dir);
+	free(t->bytes);
+	free(t);
+	return 0;
+}
+
+/* ---- one run of a scenario, and the sweep ---- */
+
+struct outcome {
+	bool error;		/* the run ended in an error */
+	bool verdict;		/* it said something about huge pages */
+	char text[2048];	/* its messages */
+};
+
+typedef void (*scenario)(struct state *, struct outcome *);
+
+/* warm_file() on the plain file: three windows. */
+static void
+run_warm_file(struct state *t, struct outcome *o)
+{
+	struct warm_plan w = { .pmd = 2 * MiB_, .nranges = 3,
+		.bits = (uint8_t[]){ 0x7 }, .warmable = 3,
+		.base_aligned = true };
+	struct warm_result r;
+	int fd = __real_open64(t->path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	o->error = warm_file(fd, t->path, &w, &(struct warm_request){ 0 }, &r,
+	    o->text, sizeof(o->text)) != 0;
+	o->verdict = !o->error;
+	if (!o->error)
+		snprintf(o->text, sizeof(o->text), "%ju made huge, %ju not",
+		    (uintmax_t)r.made_huge, (uintmax_t)warm_not_huge(&r));
+	close(fd);
+}
+
+/* process_file() with opt, as the CLI runs it. */
+static void
+run_cli(struct state *t, struct outcome *o, const struct options *opt)
+{
+	char *out = NULL, *err = NULL;
+	size_t outlen = 0, errlen = 0;
+	FILE *fo = open_memstream(&out, &outlen);
+	FILE *fe = open_memstream(&err, &errlen);
+	enum file_class c;
+
+	assert_non_null(fo);
+	assert_non_null(fe);
+	c = process_file(t->path, opt, fo, fe, false);
+	fclose(fo);
+	fclose(fe);
+	o->error = c == FILE_ERROR;
+	o->verdict = strstr(out, "window") != NULL;
+	snprintf(o->text, sizeof(o->text), "%s%s", err, out);
+	free(out);
+	free(err);
+}
+
+static void
+run_warm_cli(struct state *t, struct outcome *o)
+{
+	run_cli(t, o, &(struct options){ .mode = MODE_WARM, .jobs = 1 });
+}
+
+/* --warm -n: the look, which reads and changes nothing. */
+static void
+run_look_cli(struct state *t, struct outcome *o)
+{
+	run_cli(t, o, &(struct options){ .mode = MODE_WARM, .jobs = 1,
+	    .dry_run = true });
+}
+
+/* The rewrite of an aligned file: its page-cache step on the input. */
+static void
+run_settle_cli(struct state *t, struct outcome *o)
+{
+	run_cli(t, o, &(struct options){ .mode = MODE_REWRITE, .jobs = 1,
+	    .lock_timeout = 1 });
+}
+
+/* host_report() on the directory: stdout to /dev/null, stderr kept. */
+static void
+run_host(struct state *t, struct outcome *o)
+{
+	struct options opt = { .mode = MODE_HOST };
+	char *paths[] = { t->dir }, errpath[300];
+	int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
+	int null = __real_open64("/dev/null", O_WRONLY), rc;
+	FILE *f;
+	size_t n;
+
+	snprintf(errpath, sizeof(errpath), "%s.err", t->dir);
+	fflush(stdout);
+	fflush(stderr);
+	assert_true(freopen(errpath, "w", stderr) != NULL);
+	dup2(null, STDOUT_FILENO);
+	rc = host_report(paths, 1, &opt);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, STDOUT_FILENO);
+	dup2(saved_err, STDERR_FILENO);
+	close(saved_out);
+	close(saved_err);
+	close(null);
+	o->error = rc == 2;
+	o->verdict = rc == 0;
+	o->text[0] = '\0';
+	if ((f = __real_fopen64(errpath, "r")) != NULL) {
+		n = fread(o->text, 1, sizeof(o->text) - 1, f);
+		o->text[n] = '\0';
+		fclose(f);
+	}
+	unlink(errpath);
+}
+
+static void
+run_once(struct state *t, scenario s, enum call c, unsigned long nth,
+    struct outcome *o)
+{
+	if (s != run_host)
+		make_cold(t);
+	memset(o, 0, sizeof(*o));
+	arm(c, nth);
+	s(t, o);
+	armed = false;
+}
+
+/* Every stride-th of many calls, and the first 16 and the last. */
+static unsigned long
+next_nth(unsigned long nth, unsigned long total)
+{
+	if (nth < 16 || nth == total)
+		return nth + 1;
+	return nth + total / 16 > total ? total : nth + total / 16;
+}
+
+/*
+ * The failed run is an error naming the call and errno, and no verdict.
+ * A read cut short without an error (fgets (short)) may also be harmless:
+ * then the run says exactly what the control said.  (A /proc/PID/maps
+ * cut at a line's end cannot be told from a shorter one; the kernel's
+ * seq_file reads end short only at the end.)
+ */
+static void
+check_failed(const struct state *t, scenario s, enum call c,
+    unsigned long nth, const struct outcome *o, const struct outcome *ctl)
+{
+	const char *why = calls[c].error ? strerror(calls[c].error) : NULL;
+
+	if (c == C_FGETS_SHORT && !o->error && o->verdict &&
+	    strcmp(o->text, ctl->text) == 0)
+		return;
+	if (!o->error || o->verdict)
+		fail_msg("%s #%lu failed: want an error and no verdict, got "
+		    "%s: %s", calls[c].name, nth, o->error ? "error and verdict" :
+		    "no error", o->text);
+	if (why != NULL && strstr(o->text, why) == NULL)
+		fail_msg("%s #%lu failed: the message does not name %s: %s",
+		    calls[c].name, nth, why, o->text);
+	if (calls[c].named != NULL && strstr(o->text, calls[c].named) == NULL)
+		fail_msg("%s #%lu failed: the message does not name %s: %s",
+		    calls[c].name, nth, calls[c].named, o->text);
+	if (s != run_host && !unchanged(t))
+		fail_msg("%s #%lu failed: the file changed", calls[c].name, nth);
+}
+
+static void
+sweep(struct state *t, scenario s, bool elf, unsigned long *failures)
+{
+	unsigned long clean[NCALLS], nth;
+	struct outcome o, ctl;
+	enum call c;
+
+	fill(t->bytes, elf);
+	run_once(t, s, NCALLS, 0, &ctl);
+	if (ctl.error || !ctl.verdict)
+		fail_msg("control: with nothing failing, want a verdict: %s",
+		    ctl.text);
+	memcpy(clean, count, sizeof(clean));
+	clean[C_FGETS_SHORT] = clean[C_FGETS];
+	for (c = 0; c < NCALLS; c++)
+		for (nth = 1; nth <= clean[c]; nth = next_nth(nth, clean[c])) {
+			run_once(t, s, c, nth, &o);
+			/* The call was made and failed, or the run took
+			 * another path before it: either way, no verdict. */
+			if (count[c] >= nth) {
+				check_failed(t, s, c, nth, &o, &ctl);
+				(*failures)++;
+			}
+		}
+}
+
+static void
+test_warm_file_faults(void **state)
+{
+	unsigned long n = 0;
+
+	sweep(*state, run_warm_file, false, &n);
+	assert_true(n > 20);
+	assert_true(count[C_SYSCALL] + count[C_MMAP] > 0);
+}
+
+static void
+test_warm_cli_faults(void **state)
+{
+	unsigned long n = 0;
+
+	sweep(*state, run_warm_cli, true, &n);
+	assert_true(n > 20);
+}
+
+static void
+test_look_cli_faults(void **state)
+{
+	unsigned long n = 0;
+
+	sweep(*state, run_look_cli, true, &n);
+	assert_true(n > 10);
+}
+
+static void
+test_settle_cli_faults(void **state)
+{
+	unsigned long n = 0;
+
+	sweep(*state, run_settle_cli, true, &n);
+	assert_true(n > 20);
+}
+
+static void
+test_host_faults(void **state)
+{
+	unsigned long n = 0;
+
+	sweep(*state, run_host, false, &n);
+	assert_true(n > 10);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_warm_file_faults, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_warm_cli_faults, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_look_cli_faults, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_settle_cli_faults, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_host_faults, setup,
+		    teardown),
+	};
+
+	if (elf_lib_init() != 0)
+		return 1;
+	return cmocka_run_group_tests_name("measure", tests, NULL, NULL);
+}
