@@ -109,7 +109,9 @@ enum seg_verdict {
 	SEG_ELIGIBLE,
 	SEG_WRITABLE,
 	SEG_NO_WINDOW,	/* no full window inside [vaddr, vaddr + filesz) */
-	SEG_PINNED,	/* must stay at its offset (holds the headers) but is incongruent */
+	SEG_PINNED,	/* must stay at its offset (holds the ELF header, or
+			   a program header table placed in front) but is
+			   incongruent */
 };
 
 struct seg_plan {
@@ -144,6 +146,8 @@ struct plan {
 	struct extent *extents;
 	size_t nextents;
 	uint64_t new_shoff;
+	uint64_t new_phoff;	/* e_phoff: moves only with a table placed
+				   after the segments (BOLT), with its PT_LOAD */
 	uint64_t new_size;
 	uint64_t huge_align;	/* the params' */
 	uint64_t max_page;	/* the params' */
@@ -175,6 +179,7 @@ enum plan_err {
 	PLAN_SPLIT_SEGMENT,
 	PLAN_SPLIT_SECTION,
 	PLAN_SPLIT_SHDRS,
+	PLAN_SPLIT_PHDRS,
 	PLAN_SHDRS_OVERLAP,
 	PLAN_SHDRS_IN_LOAD,	/* in a PT_LOAD, and sections would move */
 	PLAN_TOO_BIG,
