@@ -62,6 +62,8 @@ struct options {
 	unsigned lock_timeout;	/* seconds to wait for another run's lock */
 	long pid;
 	const char *output;
+	const char **excludes;	/* --exclude patterns (fnmatch) */
+	size_t nexcludes;
 	uint64_t page_size;	/* 0: the machine's default */
 	uint64_t align;		/* 0: from machine and page size */
 };

@@ -35,6 +35,7 @@ enum {
 	OPT_LOCK_TIMEOUT,
 	OPT_BREAK_HARDLINKS,
 	OPT_COMPAT,
+	OPT_EXCLUDE,
 };
 
 static const struct option longopts[] = {
@@ -58,6 +59,7 @@ static const struct option longopts[] = {
 	{ "lock-timeout", required_argument, NULL, OPT_LOCK_TIMEOUT },
 	{ "break-hardlinks", no_argument, NULL, OPT_BREAK_HARDLINKS },
 	{ "compat", no_argument, NULL, OPT_COMPAT },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -86,18 +88,20 @@ usage(FILE *f)
 	    "[--page-size 4k|16k|64k]\n"
 	    "                    [--align size] [--sync | --no-sync] "
 	    "[--lock-timeout s]\n"
-	    "                    [--break-hardlinks] [--format text|json] "
-	    "path ...\n"
-	    "       elfthp-align --report [--format text|json] "
-	    "[--page-size 4k|16k|64k]\n"
-	    "                    file ...\n"
-	    "       elfthp-align --check [-qrx] [-j N] [--format text|json]\n"
+	    "                    [--break-hardlinks] [--exclude pattern]\n"
+	    "                    [--format text|json] path ...\n"
+	    "       elfthp-align --report [-rx] [--exclude pattern] "
+	    "[--format text|json]\n"
 	    "                    [--page-size 4k|16k|64k] path ...\n"
+	    "       elfthp-align --check [-qrvx] [-j N] [--exclude pattern]\n"
+	    "                    [--format text|json] [--page-size 4k|16k|64k] "
+	    "path ...\n"
 	    "       elfthp-align --check --compat --page-size 4k|16k|64k [-qrvx] "
 	    "[-j N]\n"
-	    "                    [--format text|json] path ...\n"
-	    "       elfthp-align --warm [-qrx] [-j N] [--format text|json] "
+	    "                    [--exclude pattern] [--format text|json] "
 	    "path ...\n"
+	    "       elfthp-align --warm [-qrx] [-j N] [--exclude pattern]\n"
+	    "                    [--format text|json] path ...\n"
 	    "       elfthp-align --host [--format text|json] [path ...]\n"
 	    "       elfthp-align --pid PID [--format text|json]\n");
 }
@@ -112,11 +116,17 @@ help(void)
 	    "  -o, --output FILE      write to FILE, leave the input alone "
 	    "(one input only)\n"
 	    "  -q, --quiet            print nothing for files that succeed\n"
-	    "  -v, --verbose          print the segment table of each file\n"
+	    "  -v, --verbose          print the segment table of each file; "
+	    "--check: a\n"
+	    "                         verdict for every file\n"
 	    "  -r, --recursive        walk directories (links are not "
 	    "followed)\n"
 	    "  -x, --one-file-system  stay on the file system of each "
 	    "argument\n"
+	    "      --exclude PATTERN  leave out paths matching the glob "
+	    "(repeatable; a\n"
+	    "                         pattern without '/' matches the last "
+	    "name)\n"
 	    "  -j, --jobs N           run N files at once (default: the "
 	    "number of CPUs)\n"
 	    "      --page-size SIZE   base page of the target machine: 4k, "
@@ -154,7 +164,9 @@ help(void)
 	    "Exit status: 0 on success (also when there is nothing to do); "
 	    "with --check, 1 if\nany file would be changed; with --compat, 1 "
 	    "if one is fixable, 3 if one\nneeds a relink; with --warm, 1 if "
-	    "any window is not huge; 2 if any file\nfailed.\n");
+	    "any window is not huge; 2 if any file\nfailed.  A named file "
+	    "that is not ELF (or not a program) is skipped with a\nline "
+	    "saying so, in every mode.\n");
 }
 
 /* "2M", "2MiB", "64k", "0x200000", "2097152". */
@@ -174,6 +186,21 @@ parse_size(const char *arg, uint64_t *out)
 		return -1;
 	*out = (uint64_t)v;
 	return 0;
+}
+
+/* --exclude PATTERN, repeatable: the patterns stay in argv. */
+static void
+add_exclude(struct options *o, const char *pattern)
+{
+	const char **v;
+
+	if (*pattern == '\0')
+		errx(EXIT_USAGE, "--exclude: empty pattern");
+	v = reallocarray(o->excludes, o->nexcludes + 1, sizeof(*v));
+	if (v == NULL)
+		err(EXIT_USAGE, "--exclude");
+	v[o->nexcludes++] = pattern;
+	o->excludes = v;
 }
 
 static void
@@ -217,6 +244,7 @@ parse_long(struct options *o, int ch, const char *arg)
 		break;
 	case OPT_BREAK_HARDLINKS: o->break_hardlinks = true; break;
 	case OPT_COMPAT: o->compat = true; break;
+	case OPT_EXCLUDE: add_exclude(o, arg); break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
@@ -278,6 +306,8 @@ validate(const struct options *o, int nargs)
 {
 	bool rewriting = o->mode == MODE_REWRITE;
 
+	if (o->nexcludes > 0 && (o->mode == MODE_HOST || o->mode == MODE_PID))
+		errx(EXIT_USAGE, "--exclude applies to the modes that take files");
 	if (o->mode == MODE_PID) {
 		if (nargs != 0)
 			errx(EXIT_USAGE, "--pid takes no file arguments");
@@ -297,8 +327,8 @@ validate(const struct options *o, int nargs)
 		    "and --host: they use this host's PMD");
 	if (o->sync && o->no_sync)
 		errx(EXIT_USAGE, "--sync and --no-sync exclude each other");
-	if ((o->mode == MODE_REPORT || o->mode == MODE_HOST) && o->recursive)
-		errx(EXIT_USAGE, "--report and --host take files, not -r");
+	if (o->mode == MODE_HOST && o->recursive)
+		errx(EXIT_USAGE, "--host takes files, not -r");
 	if (o->output != NULL && (nargs != 1 || o->recursive))
 		errx(EXIT_USAGE, "-o takes exactly one input file");
 	if (o->output != NULL && strcmp(o->output, "-") == 0)
