@@ -133,8 +133,9 @@ finding_message(char *buf, size_t len, const struct elf_layout *L,
 		snprintf(buf, len, "PT_GNU_RELRO (header %zu) ends at 0x%" PRIx64
 		    ", inside a 0x%" PRIx64 "-byte page that PT_LOAD %zu goes on "
 		    "filling: ld.so rounds the end down, so that part of RELRO "
-		    "stays writable; padding cannot move an address, only a "
-		    "relink can", i, f->have, f->modulus, f->other);
+		    "stays writable; padding cannot move an address: relink "
+		    "with -z max-page-size=0x%" PRIx64, i, f->have, f->modulus,
+		    f->other, f->modulus);
 		break;
 	}
 }
@@ -238,5 +239,7 @@ report_compat(FILE *f, const struct options *o, const char *name,
 		finding_message(msg, sizeof(msg), L, &fs[i]);
 		fprintf(f, "%s:   %s\n", name, msg);
 	}
-	fixes_text(f, o, name, fs, o->verbose > 0 ? n : n > 0);
+	/* The verdict line names the fix already; -v spells out each. */
+	if (o->verbose > 0)
+		fixes_text(f, o, name, fs, n);
 }
