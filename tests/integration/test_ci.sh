@@ -85,7 +85,10 @@ import json, sys
 o = json.loads(sys.stdin.readline())
 assert o[\"findings\"] and all(f[\"fix\"] == \"elfthp-align $LLD\" for f in o[\"findings\"])"'
 run_tool --check --compat --page-size 16k "$LLD"
-assert "--compat: a relink's fix names the flags" has_line "$T_OUT" "^$LLD: fix: relink with -z max-page-size=0x4000$"
+assert "--compat: the verdict line names the relink flag" has_line "$T_OUT" "^$LLD: needs a relink .*-z max-page-size=0x4000$"
+assert "--compat without -v: no fix lines (one line a file)" no_line "$T_OUT" "^$LLD: fix:"
+run_tool --check --compat -v --page-size 16k "$LLD"
+assert "--compat -v: a relink's fix names the flags" has_line "$T_OUT" "^$LLD: fix: relink with -z max-page-size=0x4000$"
 
 # --- --report -r -----------------------------------------------------------------
 run_tool --report "$T"
