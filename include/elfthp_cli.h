@@ -67,6 +67,8 @@ struct options {
 	size_t npids;
 	bool pid_all;		/* --pid all: every user process */
 	const char *output;
+	const char **excludes;	/* --exclude patterns (fnmatch) */
+	size_t nexcludes;
 	uint64_t page_size;	/* 0: the machine's default */
 	uint64_t align;		/* 0: from machine and page size */
 	char **lists;		/* -f FILE ..., in the order given */

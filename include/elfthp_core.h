@@ -107,7 +107,9 @@ enum seg_verdict {
 	SEG_ELIGIBLE,
 	SEG_WRITABLE,
 	SEG_NO_WINDOW,	/* no full window inside [vaddr, vaddr + filesz) */
-	SEG_PINNED,	/* must stay at its offset (holds the headers) but is incongruent */
+	SEG_PINNED,	/* must stay at its offset (holds the ELF header, or
+			   a program header table placed in front) but is
+			   incongruent */
 };
 
 struct seg_plan {
@@ -142,6 +144,8 @@ struct plan {
 	struct extent *extents;
 	size_t nextents;
 	uint64_t new_shoff;
+	uint64_t new_phoff;	/* e_phoff: moves only with a table placed
+				   after the segments (BOLT), with its PT_LOAD */
 	uint64_t new_size;
 	uint64_t huge_align;	/* the params' */
 	uint64_t max_page;	/* the params' */
@@ -173,6 +177,7 @@ enum plan_err {
 	PLAN_SPLIT_SEGMENT,
 	PLAN_SPLIT_SECTION,
 	PLAN_SPLIT_SHDRS,
+	PLAN_SPLIT_PHDRS,
 	PLAN_SHDRS_OVERLAP,
 	PLAN_SHDRS_IN_LOAD,	/* in a PT_LOAD, and sections would move */
 	PLAN_TOO_BIG,
@@ -231,16 +236,26 @@ enum finding_code {
 	FINDING_PAGE_SHARED,	/* two permissions on one page: relink */
 	FINDING_PAGE_OFFSET,	/* p_offset and p_vaddr differ modulo the page */
 	FINDING_PAGE_ALIGN,	/* p_align below the page */
+	FINDING_RELRO_END,	/* PT_GNU_RELRO ends inside a page of its
+				   PT_LOAD: that page stays writable */
+};
+/* What fixes a finding: the report names the command. */
+enum fix_kind {
+	FIX_REWRITE,		/* elfthp-align FILE, with the same options */
+	FIX_PAGE_SIZE,		/* elfthp-align --page-size SIZE FILE */
+	FIX_RELINK,		/* only a relink, with the flags the code names */
 };
 struct finding {
 	enum finding_code code;
 	size_t segment;		/* program header index */
-	size_t other;		/* the second one (FINDING_PAGE_SHARED), or SIZE_MAX */
-	uint64_t have;		/* p_offset or p_align as it is */
+	size_t other;		/* the second one (FINDING_PAGE_SHARED), the
+				   PT_LOAD (FINDING_RELRO_END), or SIZE_MAX */
+	uint64_t have;		/* p_offset or p_align as it is (RELRO's end) */
 	uint64_t want;		/* what the rewrite makes it, 0 if nothing */
 	uint64_t modulus;	/* the congruence or page asked for */
 };
 const char *finding_code_name(enum finding_code);
+enum fix_kind finding_fix(enum finding_code);
 void finding_add(struct finding *, size_t max, size_t *n, struct finding);
 size_t readiness_findings(const struct elf_layout *, const struct plan *,
     struct finding *, size_t max);

@@ -9,6 +9,12 @@
  * Two PT_LOADs with different permissions whose memory images touch the
  * same page are not: one page cannot have two protections, and no file
  * offset can change that.  Only a relink with -z max-page-size helps.
+ *
+ * Nor can padding move PT_GNU_RELRO's end.  ld.so rounds it down to the
+ * page before mprotect, so where it ends inside a page that its PT_LOAD
+ * goes on filling (.data after .got), the RELRO bytes on that page stay
+ * writable: Android's 16 KiB rule, which Play Console checks.  RELRO that
+ * runs to its PT_LOAD's end (lld's own RW segment) loses nothing there.
  */
 #include <elf.h>
 #include <stdint.h>
@@ -46,8 +52,38 @@ find_shared_page(const struct elf_layout *L, uint64_t page, size_t *a,
 	return found;
 }
 
+/* PT_GNU_RELRO's finding for pages of `page` bytes, if it has one. */
+static bool
+relro_finding(const struct elf_layout *L, uint64_t page, struct finding *f)
+{
+	size_t i, k;
+
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *r = &L->segs[i];
+		uint64_t end = r->vaddr + r->memsz;
+
+		if (r->type != PT_GNU_RELRO || r->memsz == 0 ||
+		    end < r->vaddr || end % page == 0)
+			continue;
+		for (k = 0; k < L->nsegs; k++) {
+			const struct seg_desc *s = &L->segs[k];
+
+			if (s->type != PT_LOAD || r->vaddr < s->vaddr ||
+			    r->vaddr - s->vaddr >= s->memsz)
+				continue;
+			if (end >= s->vaddr + s->memsz)
+				return false;	/* a suffix of it */
+			*f = (struct finding){ .code = FINDING_RELRO_END,
+				.segment = i, .other = k, .have = end,
+				.modulus = page };
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
- * Every finding for pages of `page` bytes, the one only a relink fixes
+ * Every finding for pages of `page` bytes, the ones only a relink fixes
  * first, then offsets and p_aligns by header; the count may exceed max
  * (only max are stored).  The verdict: compatible, fixable by padding, or
  * needs a relink.  -1 if out of memory.
@@ -56,8 +92,10 @@ int
 compat_report(const struct elf_layout *L, uint64_t page, struct finding *out,
     size_t max, size_t *n, enum file_class *verdict)
 {
+	struct finding relro;
 	size_t i, a, b;
 	int shared = find_shared_page(L, page, &a, &b);
+	bool relink;
 
 	*n = 0;
 	if (shared < 0)
@@ -66,6 +104,8 @@ compat_report(const struct elf_layout *L, uint64_t page, struct finding *out,
 		finding_add(out, max, n, (struct finding){
 		    .code = FINDING_PAGE_SHARED, .segment = a, .other = b,
 		    .modulus = page });
+	if ((relink = relro_finding(L, page, &relro)))
+		finding_add(out, max, n, relro);
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 
@@ -82,7 +122,7 @@ compat_report(const struct elf_layout *L, uint64_t page, struct finding *out,
 			    .other = SIZE_MAX, .have = s->align, .want = page,
 			    .modulus = page });
 	}
-	*verdict = shared ? FILE_NEEDS_RELINK : *n > 0 ? FILE_FIXABLE :
-	    FILE_COMPATIBLE;
+	*verdict = shared || relink ? FILE_NEEDS_RELINK : *n > 0 ?
+	    FILE_FIXABLE : FILE_COMPATIBLE;
 	return 0;
 }

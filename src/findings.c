@@ -25,6 +25,7 @@ static const char *const code_names[] = {
 	[FINDING_PAGE_SHARED] = "page-shared",
 	[FINDING_PAGE_OFFSET] = "page-offset",
 	[FINDING_PAGE_ALIGN] = "page-align",
+	[FINDING_RELRO_END] = "relro-end",
 };
 
 const char *
@@ -32,6 +33,30 @@ finding_code_name(enum finding_code c)
 {
 	return (size_t)c < sizeof(code_names) / sizeof(code_names[0]) ?
 	    code_names[c] : "unknown";
+}
+
+/*
+ * Padding moves file offsets and raises p_align; it never moves an
+ * address.  What an address causes (headers pinned in an incongruent
+ * segment, two permissions on one page, RELRO's end inside a page) only a
+ * relink fixes.
+ */
+enum fix_kind
+finding_fix(enum finding_code c)
+{
+	switch (c) {
+	case FINDING_OFFSET:
+	case FINDING_ALIGN:
+		return FIX_REWRITE;
+	case FINDING_PAGE_OFFSET:
+	case FINDING_PAGE_ALIGN:
+		return FIX_PAGE_SIZE;
+	case FINDING_PINNED:
+	case FINDING_PAGE_SHARED:
+	case FINDING_RELRO_END:
+		break;
+	}
+	return FIX_RELINK;
 }
 
 /* Store f if there is room; count it either way. */

@@ -39,6 +39,7 @@ enum {
 	OPT_BREAK_HARDLINKS,
 	OPT_COMPAT,
 	OPT_NO_WARM,
+	OPT_EXCLUDE,
 };
 
 static const struct option longopts[] = {
@@ -65,6 +66,7 @@ static const struct option longopts[] = {
 	{ "break-hardlinks", no_argument, NULL, OPT_BREAK_HARDLINKS },
 	{ "compat", no_argument, NULL, OPT_COMPAT },
 	{ "no-warm", no_argument, NULL, OPT_NO_WARM },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -94,20 +96,22 @@ usage(FILE *f)
 	    "                    [--align size] [--sync | --no-sync] "
 	    "[--lock-timeout s]\n"
 	    "                    [--break-hardlinks] [--no-warm] "
+	    "[--exclude pattern]\n"
+	    "                    [--format text|json] [-0] [-f list] path ...\n"
+	    "       elfthp-align --report [-rx] [--exclude pattern] "
 	    "[--format text|json]\n"
-	    "                    [-0] [-f list] path ...\n"
-	    "       elfthp-align --report [--format text|json] "
-	    "[--page-size 4k|16k|64k]\n"
-	    "                    [-0] [-f list] file ...\n"
-	    "       elfthp-align --check [-qrx] [-j N] [--format text|json]\n"
 	    "                    [--page-size 4k|16k|64k] [-0] [-f list] "
 	    "path ...\n"
+	    "       elfthp-align --check [-qrvx] [-j N] [--exclude pattern]\n"
+	    "                    [--format text|json] [--page-size 4k|16k|64k]\n"
+	    "                    [-0] [-f list] path ...\n"
 	    "       elfthp-align --check --compat --page-size 4k|16k|64k [-qrvx] "
 	    "[-j N]\n"
-	    "                    [--format text|json] [-0] [-f list] path ...\n"
-	    "       elfthp-align --warm [-nqrvx] [-j N] [--format text|json] "
+	    "                    [--exclude pattern] [--format text|json] "
 	    "[-0] [-f list]\n"
 	    "                    path ...\n"
+	    "       elfthp-align --warm [-nqrvx] [-j N] [--exclude pattern]\n"
+	    "                    [--format text|json] [-0] [-f list] path ...\n"
 	    "       elfthp-align --host [--format text|json] [-0] [-f list] "
 	    "[path ...]\n"
 	    "       elfthp-align --pid PID|all [--pid PID ...] [-v] "
@@ -128,11 +132,17 @@ help(void)
 	    "  -o, --output FILE      write to FILE, leave the input alone "
 	    "(one input only)\n"
 	    "  -q, --quiet            print nothing for files that succeed\n"
-	    "  -v, --verbose          print the segment table of each file\n"
+	    "  -v, --verbose          print the segment table of each file; "
+	    "--check: a\n"
+	    "                         verdict for every file\n"
 	    "  -r, --recursive        walk directories (links are not "
 	    "followed)\n"
 	    "  -x, --one-file-system  stay on the file system of each "
 	    "argument\n"
+	    "      --exclude PATTERN  leave out paths matching the glob "
+	    "(repeatable; a\n"
+	    "                         pattern without '/' matches the last "
+	    "name)\n"
 	    "  -j, --jobs N           run N files at once (default: the "
 	    "number of CPUs)\n"
 	    "  -f, --files-from LIST  also the paths in LIST, one a line "
@@ -184,7 +194,9 @@ help(void)
 	    "with --check, 1 if\nany file would be changed; with --compat, 1 "
 	    "if one is fixable, 3 if one\nneeds a relink; rewriting and "
 	    "--warm, 1 if a window that could be huge is\nnot; 2 if any file "
-	    "failed, or a process given to --pid could not be read.\n");
+	    "failed, or a process given to --pid could not be read.  A\nnamed "
+	    "file that is not ELF (or not a program) is skipped with a line "
+	    "saying so,\nin every mode.\n");
 }
 
 /* "2M", "2MiB", "64k", "0x200000", "2097152". */
@@ -204,6 +216,21 @@ parse_size(const char *arg, uint64_t *out)
 		return -1;
 	*out = (uint64_t)v;
 	return 0;
+}
+
+/* --exclude PATTERN, repeatable: the patterns stay in argv. */
+static void
+add_exclude(struct options *o, const char *pattern)
+{
+	const char **v;
+
+	if (*pattern == '\0')
+		errx(EXIT_USAGE, "--exclude: empty pattern");
+	v = reallocarray(o->excludes, o->nexcludes + 1, sizeof(*v));
+	if (v == NULL)
+		err(EXIT_USAGE, "--exclude");
+	v[o->nexcludes++] = pattern;
+	o->excludes = v;
 }
 
 static void
@@ -269,6 +296,7 @@ parse_long(struct options *o, int ch, const char *arg)
 	case OPT_BREAK_HARDLINKS: o->break_hardlinks = true; break;
 	case OPT_COMPAT: o->compat = true; break;
 	case OPT_NO_WARM: o->no_warm = true; break;
+	case OPT_EXCLUDE: add_exclude(o, arg); break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
@@ -347,6 +375,8 @@ validate(const struct options *o, int nargs)
 {
 	bool rewriting = o->mode == MODE_REWRITE;
 
+	if (o->nexcludes > 0 && (o->mode == MODE_HOST || o->mode == MODE_PID))
+		errx(EXIT_USAGE, "--exclude applies to the modes that take files");
 	if (o->mode == MODE_PID) {
 		if (nargs != 0 || o->nlists != 0)
 			errx(EXIT_USAGE, "--pid takes no file arguments");
@@ -373,8 +403,8 @@ validate(const struct options *o, int nargs)
 		    "and --host: they use this host's PMD");
 	if (o->sync && o->no_sync)
 		errx(EXIT_USAGE, "--sync and --no-sync exclude each other");
-	if ((o->mode == MODE_REPORT || o->mode == MODE_HOST) && o->recursive)
-		errx(EXIT_USAGE, "--report and --host take files, not -r");
+	if (o->mode == MODE_HOST && o->recursive)
+		errx(EXIT_USAGE, "--host takes files, not -r");
 	if (o->output != NULL && (nargs != 1 || o->recursive || o->nlists))
 		errx(EXIT_USAGE, "-o takes exactly one input file");
 	if (o->output != NULL && strcmp(o->output, "-") == 0)

@@ -371,10 +371,13 @@ patch_ehdr(int in, int out, const struct elf_layout *L, const struct plan *P,
 	if (pread(in, file, bytes, 0) != (ssize_t)bytes ||
 	    xlate(L, ELF_T_EHDR, file, mem, bytes, false) != 0)
 		return error_text(err, n, "cannot re-read the ELF header");
-	if (L->elfclass == ELFCLASS32)
+	if (L->elfclass == ELFCLASS32) {
 		((Elf32_Ehdr *)mem)->e_shoff = (Elf32_Off)P->new_shoff;
-	else
+		((Elf32_Ehdr *)mem)->e_phoff = (Elf32_Off)P->new_phoff;
+	} else {
 		((Elf64_Ehdr *)mem)->e_shoff = P->new_shoff;
+		((Elf64_Ehdr *)mem)->e_phoff = P->new_phoff;
+	}
 	if (xlate(L, ELF_T_EHDR, file, mem, bytes, true) != 0)
 		return error_text(err, n, "libelf: %s", elf_errmsg(-1));
 	return write_all(out, file, bytes, 0, err, n);
@@ -388,7 +391,7 @@ rewrite_to_fd(int in, int out, const struct elf_layout *L,
 		return -1;
 	if (patch_ehdr(in, out, L, P, err, n) != 0)
 		return -1;
-	if (patch_table(in, L->phoff, out, L->phoff, L->nsegs, L->phentsize,
+	if (patch_table(in, L->phoff, out, P->new_phoff, L->nsegs, L->phentsize,
 	    ELF_T_PHDR, edit_phdr, L, P, err, n) != 0)
 		return -1;
 	if (L->nsecs > 0 && patch_table(in, L->shoff, out, P->new_shoff,

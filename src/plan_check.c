@@ -190,7 +190,8 @@ check_shdrs_apart(const struct elf_layout *L, const struct plan *P,
 
 	/* The program headers may come after the section headers: apart. */
 	if (ranges_meet(P->new_shoff, len, 0, L->ehdr_size) ||
-	    ranges_meet(P->new_shoff, len, L->phoff, L->nsegs * L->phentsize))
+	    ranges_meet(P->new_shoff, len, P->new_phoff,
+	    L->nsegs * L->phentsize))
 		return bad(e, "section headers over the program headers", 0);
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD && ranges_meet(P->new_shoff, len,
@@ -252,22 +253,54 @@ check_class32(const struct elf_layout *L, const struct plan *P,
 	return 0;
 }
 
+/*
+ * The ELF header stays at 0.  The program header table may move (a table
+ * after the segments, as BOLT writes it, goes with its PT_LOAD), but its
+ * bytes are copied whole, off the ELF header, at the same place inside
+ * every PT_LOAD that held it, and a PT_PHDR that named it names it still:
+ * the kernel and ld.so find the table in memory from PT_PHDR or from
+ * that PT_LOAD.
+ */
+static int
+check_headers(const struct elf_layout *L, const struct plan *P,
+    struct plan_error *e)
+{
+	uint64_t len = L->nsegs * L->phentsize;
+	size_t i;
+
+	if (!copied(P, 0, 0, L->ehdr_size))
+		return bad(e, "the ELF header moved", 0);
+	if (!copied(P, L->phoff, P->new_phoff, len) ||
+	    ranges_meet(P->new_phoff, len, 0, L->ehdr_size))
+		return bad(e, "the program headers not preserved", 0);
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+		uint64_t now = P->segs[i].new_offset;
+
+		if (s->type == PT_PHDR && s->offset == L->phoff &&
+		    now != P->new_phoff)
+			return bad(e, "PT_PHDR left the program headers", i);
+		if (s->type == PT_LOAD && L->phoff >= s->offset &&
+		    within(L->phoff - s->offset, len, s->filesz) &&
+		    P->new_phoff - now != L->phoff - s->offset)
+			return bad(e, "the program headers left their PT_LOAD", i);
+	}
+	return 0;
+}
+
 int
 plan_verify(const struct elf_layout *L, const struct plan_params *p,
     const struct plan *P, struct plan_error *e)
 {
-	uint64_t hdr_end = L->phoff + L->nsegs * L->phentsize;
 	size_t i;
 
 #ifdef ELFTHP_MUTANT_VERIFY
 	return 0;	/* make mutation: the tests must notice (tests/mutation.sh) */
 #endif
-	if (hdr_end < L->ehdr_size)
-		hdr_end = L->ehdr_size;
 	if (!extents_sane(L, P))
 		return bad(e, "copy extents overlap or leave the file", 0);
-	if (!copied(P, 0, 0, hdr_end))
-		return bad(e, "the ELF or program headers moved", 0);
+	if (check_headers(L, P, e) != 0)
+		return -1;
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 
@@ -395,6 +428,10 @@ layout_error(const struct plan_error *e, char *buf, size_t len)
 	case PLAN_SPLIT_SHDRS:
 		snprintf(buf, len, "section header table spans PT_LOADs that "
 		    "must move apart");
+		break;
+	case PLAN_SPLIT_PHDRS:
+		snprintf(buf, len, "program header table (at 0x%llx) spans "
+		    "PT_LOADs that must move apart", v);
 		break;
 	case PLAN_SHDRS_OVERLAP:
 		if (e->index == SIZE_MAX)

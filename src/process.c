@@ -166,21 +166,19 @@ open_input(struct job *j, bool lock, bool resolve)
 	return file_error(j, "keeps being replaced by another process");
 }
 
-/* Not ELF, or not a program: an error when named, skipped when walked into. */
+/*
+ * Not ELF, or not a program: one rule in every mode.  Named, it is
+ * skipped with a line that says why, and the exit status does not change
+ * (a CI step can hand over every file of a package); found by a walk, it
+ * is skipped quietly.  Either way it is counted where there is a summary.
+ */
 static enum step
 not_for_us(struct job *j, enum read_status st)
 {
-	enum file_class c = st == READ_NOT_ELF ? FILE_NOT_ELF :
-	    FILE_NOT_APPLICABLE;
-
-	if (j->from_walk || j->o->mode == MODE_CHECK ||
-	    j->o->mode == MODE_WARM) {
-		if (!j->from_walk)
-			report_other(j->out, j->o, j->name, c, j->msg);
-		j->class = c;
-		return STEP_STOP;
-	}
-	return file_error(j, "%s", j->msg);
+	j->class = st == READ_NOT_ELF ? FILE_NOT_ELF : FILE_NOT_APPLICABLE;
+	if (!j->from_walk)
+		report_other(j->out, j->o, j->name, j->class, j->msg);
+	return STEP_STOP;
 }
 
 static enum step

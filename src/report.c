@@ -495,8 +495,8 @@ report_impact(FILE *f, const struct options *o, const char *name,
 
 /*
  * A file that ended without its mode's result: an error (already said on
- * stderr), not ELF, or not a program.  Text: said where the mode lists
- * files (--check, --warm); JSON: one line in every mode.
+ * stderr), or skipped: not ELF, or not a program.  Text: a skipped file's
+ * line in every mode; JSON: one line for either in every mode.
  */
 void
 report_other(FILE *f, const struct options *o, const char *name,
@@ -505,9 +505,8 @@ report_other(FILE *f, const struct options *o, const char *name,
 	struct json j;
 
 	if (o->format == FORMAT_TEXT) {
-		if (cls != FILE_ERROR && (o->mode == MODE_CHECK ||
-		    o->mode == MODE_WARM))
-			fprintf(f, "%s: %s\n", name, message);
+		if (cls != FILE_ERROR)
+			fprintf(f, "%s: skipped: %s\n", name, message);
 		return;
 	}
 	json_begin(&j, f, mode_name(o));

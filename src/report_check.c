@@ -8,8 +8,83 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "elfthp_cli.h"
+
+static const char *
+page_arg(uint64_t page)
+{
+	return page == 4096 ? "4k" : page == 16384 ? "16k" : page == 65536 ?
+	    "64k" : "?";
+}
+
+/* The relink flags for what only a relink fixes. */
+static void
+relink_flags(char *buf, size_t len, const struct finding *f)
+{
+	unsigned long long m = f->modulus;
+
+	if (f->code == FINDING_PAGE_SHARED)
+		snprintf(buf, len, "relink with -z max-page-size=0x%llx", m);
+	else if (f->code == FINDING_RELRO_END)
+		snprintf(buf, len, "relink with -z max-page-size=0x%llx and, "
+		    "with lld, -z separate-loadable-segments, or with GNU ld, "
+		    "-z common-page-size=0x%llx", m, m);
+	else
+		snprintf(buf, len, "relink with -z separate-code (GNU ld) or "
+		    "-z separate-loadable-segments (lld)");
+}
+
+/*
+ * The command that fixes a finding: the rewrite with the options this
+ * check was given, the rewrite with --page-size, or a relink's flags.
+ */
+static void
+fix_command(char *buf, size_t len, const struct options *o, const char *name,
+    const struct finding *f)
+{
+	char page[32] = "", align[48] = "";
+
+	switch (finding_fix(f->code)) {
+	case FIX_REWRITE:
+		if (o->page_size != 0)
+			snprintf(page, sizeof(page), " --page-size %s",
+			    page_arg(o->page_size));
+		if (o->align != 0)
+			snprintf(align, sizeof(align), " --align 0x%llx",
+			    (unsigned long long)o->align);
+		snprintf(buf, len, "elfthp-align%s%s %s", page, align, name);
+		break;
+	case FIX_PAGE_SIZE:
+		snprintf(buf, len, "elfthp-align --page-size %s %s",
+		    page_arg(f->modulus), name);
+		break;
+	case FIX_RELINK:
+		relink_flags(buf, len, f);
+		break;
+	}
+}
+
+/* Text: each distinct fix once, after the findings. */
+static void
+fixes_text(FILE *f, const struct options *o, const char *name,
+    const struct finding *fs, size_t n)
+{
+	char cmd[384], seen[4][384];
+	size_t i, k, nseen = 0;
+
+	for (i = 0; i < n; i++) {
+		fix_command(cmd, sizeof(cmd), o, name, &fs[i]);
+		for (k = 0; k < nseen && strcmp(seen[k], cmd) != 0; k++)
+			;
+		if (k < nseen)
+			continue;
+		fprintf(f, "%s: fix: %s\n", name, cmd);
+		if (nseen < 4)
+			memcpy(seen[nseen++], cmd, sizeof(cmd));
+	}
+}
 
 /* The sentence for one finding. */
 void
@@ -54,14 +129,22 @@ finding_message(char *buf, size_t len, const struct elf_layout *L,
 		    "the 0x%" PRIx64 " page (elfthp-align --page-size raises "
 		    "it)", i, f->have, f->modulus);
 		break;
+	case FINDING_RELRO_END:
+		snprintf(buf, len, "PT_GNU_RELRO (header %zu) ends at 0x%" PRIx64
+		    ", inside a 0x%" PRIx64 "-byte page that PT_LOAD %zu goes on "
+		    "filling: ld.so rounds the end down, so that part of RELRO "
+		    "stays writable; padding cannot move an address: relink "
+		    "with -z max-page-size=0x%" PRIx64, i, f->have, f->modulus,
+		    f->other, f->modulus);
+		break;
 	}
 }
 
 static void
-findings_json(struct json *j, const struct elf_layout *L,
-    const struct finding *fs, size_t n)
+findings_json(struct json *j, const struct options *o, const char *name,
+    const struct elf_layout *L, const struct finding *fs, size_t n)
 {
-	char msg[320];
+	char msg[320], cmd[384];
 	size_t i;
 
 	json_array(j, "findings");
@@ -73,12 +156,15 @@ findings_json(struct json *j, const struct elf_layout *L,
 			json_u64(j, "other_segment", fs[i].other);
 		json_str(j, "code", finding_code_name(fs[i].code));
 		json_str(j, "message", msg);
+		fix_command(cmd, sizeof(cmd), o, name, &fs[i]);
+		json_str(j, "fix", cmd);
 		json_close(j);
 	}
 	json_close(j);
 }
 
-/* --check: a line per finding (text), or one object (JSON). */
+/* --check: a line per finding, and with -v the verdict (text); or one
+ * object (JSON). */
 void
 report_check(FILE *f, const struct options *o, const char *name,
     const struct elf_layout *L, const struct plan *P,
@@ -89,18 +175,25 @@ report_check(FILE *f, const struct options *o, const char *name,
 	size_t i;
 
 	if (o->format == FORMAT_TEXT) {
+		/* -v: a verdict for every file, as --compat gives. */
+		if (o->verbose > 0)
+			fprintf(f, "%s: %s (windows: %ju now, %ju after the "
+			    "rewrite)\n", name, class_text(cls),
+			    (uintmax_t)P->windows_now,
+			    (uintmax_t)P->windows_after);
 		for (i = 0; i < n; i++) {
 			finding_message(msg, sizeof(msg), L, &fs[i]);
 			fprintf(f, "%s: %s\n", name, msg);
 		}
 		if (total > n)
 			fprintf(f, "%s: and %zu more findings\n", name, total - n);
+		fixes_text(f, o, name, fs, n);
 		return;
 	}
 	json_begin(&j, f, mode_name(o));
 	json_str(&j, "file", name);
 	json_str(&j, "status", class_text(cls));
-	findings_json(&j, L, fs, n);
+	findings_json(&j, o, name, L, fs, n);
 	json_u64(&j, "findings_total", total);
 	json_u64(&j, "windows_now", P->windows_now);
 	json_u64(&j, "windows_after", P->windows_after);
@@ -125,7 +218,7 @@ report_compat(FILE *f, const struct options *o, const char *name,
 		json_str(&j, "file", name);
 		json_str(&j, "status", class_text(cls));
 		json_u64(&j, "page_bytes", page);
-		findings_json(&j, L, fs, n);
+		findings_json(&j, o, name, L, fs, n);
 		json_u64(&j, "findings_total", total);
 		json_end(&j);
 		return;
@@ -146,4 +239,7 @@ report_compat(FILE *f, const struct options *o, const char *name,
 		finding_message(msg, sizeof(msg), L, &fs[i]);
 		fprintf(f, "%s:   %s\n", name, msg);
 	}
+	/* The verdict line names the fix already; -v spells out each. */
+	if (o->verbose > 0)
+		fixes_text(f, o, name, fs, n);
 }

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,29 @@ walk_error(struct work *w, const char *path, const char *what)
 	w->walk_errors++;
 }
 
+/*
+ * --exclude: a pattern with a '/' is matched against the whole path, as
+ * given or as the walk built it (a '*' matches a '/' too, so that one
+ * pattern waives a directory's files wherever it is); one without, against
+ * the last name, as find -name and tar --exclude do.  A directory excluded
+ * is not walked.
+ */
+static bool
+excluded(const struct options *o, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	base = base && base[1] != '\0' ? base + 1 : path;
+	for (i = 0; i < o->nexcludes; i++) {
+		const char *p = o->excludes[i];
+
+		if (fnmatch(p, strchr(p, '/') ? path : base, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void walk_dir(struct work *, int dfd, const char *path, dev_t dev);
 
 static void
@@ -144,7 +168,9 @@ walk_entry(struct work *w, int dfd, const char *dir, const char *name,
 		dlen--;
 	if (asprintf(&path, "%.*s/%s", (int)dlen, dir, name) < 0)
 		return walk_error(w, dir, "out of memory");
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+	if (excluded(w->o, path)) {
+		/* Waived: not a file of this run. */
+	} else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		walk_error(w, path, strerror(errno));
 	} else if (S_ISREG(st.st_mode) && is_temp_name(name)) {
 		/* Half-written by a run that died: never an input. */
@@ -195,6 +221,8 @@ expand_arg(struct work *w, const char *arg)
 	char *copy;
 	int dfd;
 
+	if (excluded(w->o, arg))
+		return;
 	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
 		if (!w->o->recursive)
 			return walk_error(w, arg, "is a directory (give -r to "

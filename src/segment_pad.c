@@ -224,11 +224,27 @@ sorted_loads(const struct elf_layout *L, size_t *n, struct plan_error *e)
 	return v;
 }
 
-/* End of the ELF and program headers, which must not move. */
+/*
+ * The end of what must stay where it is: the ELF header, and the program
+ * header table where it comes before the second PT_LOAD with file bytes
+ * (every linker puts it after the ELF header, in the first PT_LOAD).  A
+ * table placed after that (BOLT appends one in a last PT_LOAD, with its
+ * PT_PHDR) is a segment's bytes like any other, and moves with them: it
+ * pins nothing, and e_phoff follows it.
+ */
 static uint64_t
-headers_end(const struct elf_layout *L)
+pinned_end(const struct elf_layout *L, const struct load_ref *order,
+    size_t nload)
 {
-	return max_u64(L->ehdr_size, L->phoff + L->nsegs * L->phentsize);
+	uint64_t second = UINT64_MAX;
+	size_t k, with_bytes = 0;
+
+	for (k = 0; k < nload && second == UINT64_MAX; k++)
+		if (L->segs[order[k].idx].filesz > 0 && with_bytes++ == 1)
+			second = L->segs[order[k].idx].offset;
+	if (L->phoff < second)
+		return max_u64(L->ehdr_size, L->phoff + L->nsegs * L->phentsize);
+	return L->ehdr_size;
 }
 
 /*
@@ -295,7 +311,7 @@ static void
 judge_loads(const struct elf_layout *L, const struct plan_params *p,
     const struct load_ref *order, size_t nload, struct plan *P)
 {
-	uint64_t hdr_end = headers_end(L);
+	uint64_t hdr_end = pinned_end(L, order, nload);
 	size_t k;
 
 	P->base_aligned_now = base_aligned(L, NULL, p->huge_align);
@@ -378,7 +394,7 @@ place_loads(const struct elf_layout *L, const struct plan_params *p,
     const struct load_ref *order, size_t nload, struct plan *P,
     struct plan_error *e)
 {
-	uint64_t hdr_end = headers_end(L), delta = 0, next;
+	uint64_t hdr_end = pinned_end(L, order, nload), delta = 0, next;
 	size_t k;
 
 	if (add_shift(P, 0, 0) != 0)
@@ -615,6 +631,19 @@ place_sections(const struct elf_layout *L, struct plan *P,
 	return check_shdrs_kept(L, P, e);
 }
 
+/*
+ * The program header table goes where its bytes go: in front it stays
+ * (pinned_end), after the segments it moves with its PT_LOAD, whole.
+ */
+static int
+place_phdrs(const struct elf_layout *L, struct plan *P, struct plan_error *e)
+{
+	P->new_phoff = map_offset(P, L->phoff);
+	if (!stays_whole(P, L->phoff, L->nsegs * L->phentsize))
+		return fail(e, PLAN_SPLIT_PHDRS, 0, 0, L->phoff);
+	return 0;
+}
+
 static int
 add_extent(struct plan *P, uint64_t src, uint64_t dst, uint64_t len)
 {
@@ -687,7 +716,8 @@ summarise(const struct elf_layout *L, struct plan *P)
 	size_t i;
 
 	P->base_aligned_after = base_aligned(L, P, P->huge_align);
-	P->changed = P->new_size != L->file_size || P->new_shoff != L->shoff;
+	P->changed = P->new_size != L->file_size || P->new_shoff != L->shoff ||
+	    P->new_phoff != L->phoff;
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 		const struct seg_plan *sp = &P->segs[i];
@@ -754,7 +784,8 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 	finish_shifts(L, P);
 	if (check_growth(L, p, P, nload, e) != 0)
 		return -1;
-	if (place_others(L, p, P, e) != 0 || place_sections(L, P, e) != 0)
+	if (place_others(L, p, P, e) != 0 || place_sections(L, P, e) != 0 ||
+	    place_phdrs(L, P, e) != 0)
 		return -1;
 	if (build_extents(L, p, P) != 0)
 		return fail(e, PLAN_ENOMEM, 0, 0, 0);

@@ -364,7 +364,7 @@ _masked() {
 }
 
 # check_segment_bytes ORIG NEW: everything but offsets and p_align is the
-# same: the ELF header (except e_shoff), each program header's type, vaddr,
+# same: the ELF header (except e_shoff and e_phoff), each program header's type, vaddr,
 # paddr, filesz, memsz, flags, and the file bytes of each program header and
 # of each non-NOBITS section (each at its own offset in each file).
 check_segment_bytes() {
@@ -372,8 +372,8 @@ check_segment_bytes() {
     d=$(mktemp -d "$WORK/bytes.XXXXXX")
 
     # ELF header: all fields but the section header offset.
-    LC_ALL=C readelf -hW "$orig" 2>/dev/null | grep -v 'Start of section headers' > "$d/h1"
-    LC_ALL=C readelf -hW "$new" 2>/dev/null | grep -v 'Start of section headers' > "$d/h2"
+    LC_ALL=C readelf -hW "$orig" 2>/dev/null | grep -v 'Start of \(section\|program\) headers' > "$d/h1"
+    LC_ALL=C readelf -hW "$new" 2>/dev/null | grep -v 'Start of \(section\|program\) headers' > "$d/h2"
     cmp -s "$d/h1" "$d/h2" ||
         bad="$bad; ELF header differs: $(diff "$d/h1" "$d/h2" | grep '^[<>]' | tr '\n' ' ')"
 

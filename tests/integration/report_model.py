@@ -176,8 +176,14 @@ def fallback_of(geo):
 def plan(L, target, min_page, min_align=0, fallback=0):
     """Predict a rewrite: {index: (new_offset, new_align, eligible,
     alignment chosen)}, new file size."""
-    hdr_end = max(L.ehsize, L.phoff + L.phnum * L.phentsize)
     order = sorted(loads(L), key=lambda p: (p["offset"], p["index"]))
+    # What cannot move: the ELF header, and the program header table where
+    # it comes before the second PT_LOAD with bytes; after that (BOLT) the
+    # table moves with its segment.
+    with_bytes = [p["offset"] for p in order if p["filesz"] > 0]
+    hdr_end = L.ehsize
+    if len(with_bytes) < 2 or L.phoff < with_bytes[1]:
+        hdr_end = max(hdr_end, L.phoff + L.phnum * L.phentsize)
     elig, tgt, verd = {}, {}, {}
 
     def verdict(p, pinned, t):

@@ -69,11 +69,11 @@ assert "rewrite again: valid" valid rewrite --format json "$WORK/rw"
 assert "rewrite again: status unchanged" statuses_are "unchanged"
 assert "rewrite -o, a missing file, not ELF: valid" valid rewrite --format json -o "$WORK/o" "$LLD"
 assert "dry run -v: valid" valid dry-run -n -v --format json "$LLD" "$WORK/text" "$WORK/none"
-# Named on the command line, a file that is not ELF is an error when
-# rewriting or reporting; --check and --warm count it.
-assert "dry run: statuses" statuses_are "would-rewrite error error"
+# Named on the command line, a file that is not ELF is skipped in every
+# mode (status not-elf); a missing one is an error.
+assert "dry run: statuses" statuses_are "would-rewrite not-elf error"
 assert "report: valid" valid report --report --format json "$LLD" "$GNU" "$ARM" "$WORK/text" "$WORK/none"
-assert "report: a line for each file, errors too" statuses_are "reported reported reported error error"
+assert "report: a line for each file, errors too" statuses_are "reported reported reported not-elf error"
 assert "report --page-size 64k (geometry rows with errors): valid" valid report --report --page-size 64k --format json "$ARM"
 assert "check: valid" valid check --check --format json "$LLD" "$WORK/rw" "$WORK/text" "$WORK/none"
 assert "check: statuses" statuses_are "needs-rewrite ready not-elf error"

@@ -322,8 +322,12 @@ fi
 
 printf 'not an ELF file\n' > "$F/notelf"
 run_tool --report "$F/notelf"
-assert "--report of a non-ELF file: exit 2" tool_rc 2
-assert "--report of a non-ELF file: message names it" tool_err_names "$F/notelf"
+assert "--report of a non-ELF file: skipped, exit 0 (as in every mode)" tool_rc 0
+assert "--report of a non-ELF file: a line names it" equals "stdout" "$T_OUT" "$F/notelf: skipped: not an ELF file"
+head -c 100 "$BUILD/$(awk '$1 == "lld-pie" { print $3 }' "$BUILD/fixtures.txt")" > "$F/truncated"
+run_tool --report "$F/truncated"
+assert "--report of a malformed ELF file: exit 2" tool_rc 2
+assert "--report of a malformed ELF file: message names it" tool_err_names "$F/truncated"
 
 cd "$REPO_ROOT" || exit 1
 

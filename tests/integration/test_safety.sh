@@ -190,6 +190,28 @@ refused() {
     rm -f "$dir/out" "$saved"
 }
 
+# skipped DESC FILE: not ELF, or not a program: skipped with a line, exit
+# 0, in place and with -o; FILE stays untouched, nothing is written.
+skipped() {
+    local desc=$1 f=$2 dir saved id l
+    dir=$(dirname "$f")
+    saved=$WORK/saved.$$
+    cp "$f" "$saved"
+    id=$(file_id "$f") l=$(listing "$dir")
+    run_tool "$f"
+    assert "$desc: skipped, exit 0" tool_rc 0
+    assert "$desc: a line says it was skipped" eval '[ "$T_OUT" = "$f: skipped: ${T_OUT#"$f: skipped: "}" ] && [ -z "$T_ERR" ]'
+    assert "$desc: file byte-identical" same_file "$saved" "$f"
+    assert "$desc: file untouched (inode, mtime)" same_id "$f" "$id"
+    assert "$desc: no temporary file left" same_listing "$dir" "$l"
+    run_tool -o "$dir/out" "$f"
+    assert "$desc, -o: skipped, exit 0" tool_rc 0
+    [ ! -e "$dir/out" ] && pass "$desc, -o: no output created" ||
+        fail "$desc, -o: no output created" "$(ls -l "$dir/out")"
+    assert "$desc, -o: file byte-identical" same_file "$saved" "$f"
+    rm -f "$dir/out" "$saved"
+}
+
 # le_bytes VALUE N: printf escapes for VALUE as N little-endian bytes.
 le_bytes() {
     local v=$1 n=$2 k s=""
@@ -210,10 +232,10 @@ l1_vaddr=$(elf_phdrs "$FX" | awk -v i="${loads[1]}" '$1 == i { print $4 }')
 
 mkdir -p "$WORK/bad"
 : > "$WORK/bad/empty"
-refused "empty file" "$WORK/bad/empty"
+skipped "empty file" "$WORK/bad/empty"
 
 printf 'hello, I am not an ELF file\n' > "$WORK/bad/text"
-refused "non-ELF file" "$WORK/bad/text"
+skipped "non-ELF file" "$WORK/bad/text"
 
 head -c 20 "$FX" > "$WORK/bad/short-ehdr"
 refused "truncated ELF header" "$WORK/bad/short-ehdr"
@@ -226,7 +248,7 @@ refused "truncated inside a segment" "$WORK/bad/short-seg"
 
 if [ -f "$BUILD/obj/x86_64/big_funcs.o" ]; then
     cp "$BUILD/obj/x86_64/big_funcs.o" "$WORK/bad/object.o"
-    refused "ET_REL object" "$WORK/bad/object.o"
+    skipped "ET_REL object" "$WORK/bad/object.o"
 else
     skip "ET_REL object" "no $BUILD/obj/x86_64/big_funcs.o"
 fi
@@ -289,13 +311,13 @@ assert "missing file: message names it" tool_err_names "$WORK/bad/does-not-exist
 echo "# one bad file among good ones"
 fresh
 cp "$F" "$D/prog2"
-cp "$WORK/bad/text" "$D/junk"
+cp "$WORK/bad/short-seg" "$D/junk"    # malformed: an error, not skipped
 run_tool "$F" "$D/junk" "$D/prog2"
 assert "mixed: exits 2" tool_rc 2
 assert "mixed: message names the bad file" tool_err_names "$D/junk"
 assert "mixed: first good file rewritten" rewritten "$F"
 assert "mixed: good file after the bad one rewritten" rewritten "$D/prog2"
-assert "mixed: bad file untouched" same_file "$WORK/bad/text" "$D/junk"
+assert "mixed: bad file untouched" same_file "$WORK/bad/short-seg" "$D/junk"
 case $T_OUT in
     *"$F: "*"$D/prog2: "*) pass "mixed: a report line for each good file" ;;
     *) fail "mixed: a report line for each good file" "$(tool_said)" ;;

@@ -123,6 +123,7 @@ apply(struct fixture *f)
 	for (i = 0; i < f->L.nsecs; i++)
 		f->secs[i].offset = f->P.sec_offset[i];
 	f->L.shoff = f->P.new_shoff;
+	f->L.phoff = f->P.new_phoff;
 	f->L.file_size = f->P.new_size;
 	plan_free(&f->P);
 }

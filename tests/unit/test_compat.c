@@ -77,6 +77,93 @@ test_compat_fixable_then_compatible(void **state)
 	assert_int_equal(v, FILE_COMPATIBLE);
 }
 
+/*
+ * PT_GNU_RELRO, at 16 KiB pages.  GNU ld puts RELRO (.data.rel.ro, .got) at
+ * the start of the RW PT_LOAD and .data after it, aligning RELRO's end to
+ * its common page (4 KiB): ld.so rounds the end down to the 16 KiB page,
+ * so .got on that page stays writable.  A relink fixes it; padding cannot.
+ */
+static struct fixture *
+relro_file(void **state, uint64_t relro_end, uint64_t rw_end)
+{
+	struct fixture *f = *state = new_file(ET_DYN, K(128));
+
+	load(f, PF_R | PF_X, 0, 0, K(32));
+	seg(f, PT_LOAD, PF_R | PF_W, K(32) + 0x100, K(64) + 0x100, 0x100,
+	    rw_end - K(64) - 0x100, K(4));
+	seg(f, PT_GNU_RELRO, PF_R, K(32) + 0x100, K(64) + 0x100,
+	    relro_end - K(64) - 0x100, relro_end - K(64) - 0x100, 1);
+	return f;
+}
+
+static void
+test_relro_end_inside_a_page(void **state)
+{
+	struct fixture *f = relro_file(state, K(68), K(72));
+	struct plan_params p = x86;
+	struct finding cf[8];
+	enum file_class v;
+	size_t n;
+
+	assert_int_equal(compat_report(&f->L, K(16), cf, 8, &n, &v), 0);
+	assert_int_equal(v, FILE_NEEDS_RELINK);
+	assert_int_equal(cf[0].code, FINDING_RELRO_END);
+	assert_int_equal(cf[0].segment, 2);
+	assert_int_equal(cf[0].other, 1);
+	assert_int_equal(cf[0].have, K(68));
+	assert_int_equal(finding_fix(cf[0].code), FIX_RELINK);
+	/* Padding for 16 KiB pages moves no address: still there. */
+	p.min_p_align = K(16);
+	plan_ok(f, &p);
+	apply(f);
+	assert_int_equal(compat_report(&f->L, K(16), cf, 8, &n, &v), 0);
+	assert_int_equal(v, FILE_NEEDS_RELINK);
+	assert_int_equal(cf[0].code, FINDING_RELRO_END);
+	/* On 4 KiB pages the end is aligned: nothing. */
+	assert_int_equal(compat_report(&f->L, K(4), cf, 8, &n, &v), 0);
+	assert_int_equal(v, FILE_COMPATIBLE);
+}
+
+static void
+test_relro_end_aligned(void **state)
+{
+	struct fixture *f = relro_file(state, K(80), K(88));
+	struct finding cf[8];
+	enum file_class v;
+	size_t n, i;
+
+	assert_int_equal(compat_report(&f->L, K(16), cf, 8, &n, &v), 0);
+	for (i = 0; i < n; i++)
+		assert_int_not_equal(cf[i].code, FINDING_RELRO_END);
+}
+
+/* RELRO to the end of its PT_LOAD (lld's own RW segment): nothing lost. */
+static void
+test_relro_suffix_of_its_load(void **state)
+{
+	struct fixture *f = relro_file(state, K(68), K(66));
+	struct finding cf[8];
+	enum file_class v;
+	size_t n, i;
+
+	assert_int_equal(compat_report(&f->L, K(16), cf, 8, &n, &v), 0);
+	for (i = 0; i < n; i++)
+		assert_int_not_equal(cf[i].code, FINDING_RELRO_END);
+}
+
+/* What fixes each finding: the rewrite, --page-size, or a relink. */
+static void
+test_finding_fixes(void **state)
+{
+	assert_int_equal(finding_fix(FINDING_OFFSET), FIX_REWRITE);
+	assert_int_equal(finding_fix(FINDING_ALIGN), FIX_REWRITE);
+	assert_int_equal(finding_fix(FINDING_PAGE_OFFSET), FIX_PAGE_SIZE);
+	assert_int_equal(finding_fix(FINDING_PAGE_ALIGN), FIX_PAGE_SIZE);
+	assert_int_equal(finding_fix(FINDING_PINNED), FIX_RELINK);
+	assert_int_equal(finding_fix(FINDING_PAGE_SHARED), FIX_RELINK);
+	assert_string_equal(finding_code_name(FINDING_RELRO_END), "relro-end");
+}
+
 /* Readiness: ready exactly when the plan changes nothing. */
 static void
 test_readiness_follows_the_plan(void **state)
@@ -171,6 +258,10 @@ main(void)
 		T(test_page_size_refuses_shared_page),
 		T(test_page_size_fixes_alignment),
 		T(test_compat_fixable_then_compatible),
+		T(test_relro_end_inside_a_page),
+		T(test_relro_end_aligned),
+		T(test_relro_suffix_of_its_load),
+		T(test_finding_fixes),
 		T(test_readiness_follows_the_plan),
 		T(test_exec_align_is_no_finding),
 		T(test_finding_names_the_planners_modulus),

@@ -424,7 +424,7 @@ test_headers_not_at_offset_0(void **state)
 	assert_int_equal(x->dst, 0);
 	x->dst += 16;
 	x->len -= 16;
-	refused(f, "the ELF or program headers moved", 0);
+	refused(f, "the ELF header moved", 0);
 	put_back(f);
 }
 
@@ -436,7 +436,7 @@ test_headers_from_elsewhere(void **state)
 
 	/* Offset 0 of the output filled from input offset 16. */
 	x->src += 16;
-	refused(f, "the ELF or program headers moved", 0);
+	refused(f, "the ELF header moved", 0);
 	put_back(f);
 }
 
@@ -449,7 +449,7 @@ test_program_headers_not_copied(void **state)
 	/* The ELF header is copied, the program header table's end is not. */
 	x->len = f->L.phoff + f->L.nsegs * f->L.phentsize - 1;
 	assert_true(x->len > f->L.ehdr_size);
-	refused(f, "the ELF or program headers moved", 0);
+	refused(f, "the program headers not preserved", 0);
 	put_back(f);
 }
 
@@ -829,13 +829,15 @@ test_class32_past_4g(void **state)
 /*
  * Program headers after the section headers (some post-link tools move
  * them to the end): the ELF header and the program headers are two ranges,
- * and a table between them is not over either.
+ * and a table between them is not over either.  Placed after the
+ * segments, the table pins nothing: the text moves, and the table with
+ * the tail of the file.
  */
 static void
 test_phdrs_after_shdrs_accepted(void **state)
 {
 	struct fixture *f = *state = new_fixture(ELFCLASS64, EM_X86_64);
-	uint64_t phoff = f->L.file_size;
+	uint64_t phoff;
 
 	lld_layout(f);
 	phoff = f->L.file_size;
@@ -843,7 +845,69 @@ test_phdrs_after_shdrs_accepted(void **state)
 	f->L.file_size += f->L.nsegs * f->L.phentsize;
 	f->segs[f->phdr].offset = phoff;
 	planned(f);
-	assert_int_equal(f->P.new_shoff, f->L.shoff);
+	assert_int_equal(f->P.segs[f->text].verdict, SEG_ELIGIBLE);
+	assert_int_equal(f->P.segs[f->text].new_offset,
+	    f->segs[f->text].offset + K(4));
+	assert_int_equal(f->P.new_shoff, f->L.shoff + K(4));
+	assert_int_equal(f->P.new_phoff, phoff + K(4));
+	assert_int_equal(f->P.segs[f->phdr].new_offset, phoff + K(4));
+}
+
+/* The table after the segments, in a last PT_LOAD (BOLT's layout). */
+static struct fixture *
+bolt_plan(void **state)
+{
+	struct fixture *f = *state = new_fixture(ELFCLASS64, EM_X86_64);
+	uint64_t phoff, len;
+
+	lld_layout(f);
+	phoff = up(f->L.file_size, M(2));
+	len = f->L.nsegs * f->L.phentsize + 56;
+	f->L.phoff = phoff;
+	f->segs[f->phdr].offset = f->segs[f->phdr].vaddr = phoff;
+	f->segs[f->phdr].filesz = f->segs[f->phdr].memsz = len;
+	seg(f, PT_LOAD, PF_R, phoff, phoff, len, len, M(2));
+	f->L.file_size = phoff + len;
+	planned(f);
+	return f;
+}
+
+static void
+test_bolt_plan_accepted(void **state)
+{
+	struct fixture *f = bolt_plan(state);
+
+	assert_true(f->P.new_phoff > f->L.phoff);
+	assert_int_equal(f->P.new_phoff % M(2), 0);
+	assert_int_equal(f->P.segs[f->phdr].new_offset, f->P.new_phoff);
+	put_back(f);
+}
+
+static void
+test_phdr_segment_left_behind(void **state)
+{
+	struct fixture *f = bolt_plan(state);
+
+	f->P.segs[f->phdr].new_offset = f->L.phoff;
+	refused(f, "PT_PHDR left the program headers", f->phdr);
+	put_back(f);
+}
+
+static void
+test_phdrs_left_their_load(void **state)
+{
+	struct fixture *f = bolt_plan(state);
+	size_t last = f->L.nsegs - 1;
+	struct extent *x = &f->P.extents[f->P.nextents - 1];
+
+	/* The table copied 8 bytes further than its PT_LOAD says. */
+	assert_int_equal(x->src, f->L.phoff);
+	f->P.new_phoff += 8;
+	f->P.segs[f->phdr].new_offset += 8;
+	f->P.new_size += 8;
+	x->dst += 8;
+	refused(f, "the program headers left their PT_LOAD", last);
+	put_back(f);
 }
 
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
@@ -890,6 +954,9 @@ main(void)
 		T(test_shdr_table_made_up),
 		T(test_class32_past_4g),
 		T(test_phdrs_after_shdrs_accepted),
+		T(test_bolt_plan_accepted),
+		T(test_phdr_segment_left_behind),
+		T(test_phdrs_left_their_load),
 	};
 
 	return cmocka_run_group_tests_name("plan_verify", tests, NULL, NULL);

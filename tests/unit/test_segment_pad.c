@@ -229,6 +229,53 @@ test_incongruent_header_segment_is_pinned(void **state)
 	assert_false(f->P.changed);
 }
 
+/*
+ * BOLT's layout: the program headers in a last PT_LOAD at the end of the
+ * file, with PT_PHDR.  The original text holds neither header: it is
+ * eligible and moves, and the table moves with its PT_LOAD (e_phoff and
+ * PT_PHDR with it).  Planned again, the output needs nothing.
+ */
+static void
+test_bolt_phdrs_at_end_pin_nothing(void **state)
+{
+	uint64_t phoff = M(10), len = 7 * 56;
+	struct fixture *f = *state = new_file(ET_DYN, phoff + len);
+	size_t text, phdr, last;
+
+	f->L.phoff = phoff;
+	phdr = seg(f, PT_PHDR, PF_R, phoff, phoff, len, len, 8);
+	load(f, PF_R, 0, 0, 0x5f0);
+	text = load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(8));
+	load(f, PF_R | PF_W, 0x5f0 + M(8), 0x25f0 + M(8), K(4));
+	last = seg(f, PT_LOAD, PF_R, phoff, phoff, len, len, M(2));
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.segs[text].verdict, SEG_ELIGIBLE);
+	assert_int_equal(f->P.n_pinned, 0);
+	assert_true(congruent(f->P.segs[text].new_offset, f->segs[text].vaddr,
+	    M(2)));
+	assert_int_equal(f->P.new_phoff, f->P.segs[last].new_offset);
+	assert_int_equal(f->P.segs[phdr].new_offset, f->P.new_phoff);
+	assert_true(congruent(f->P.new_phoff, phoff, M(2)));
+	apply(f);
+	plan_ok(f, &x86);
+	assert_false(f->P.changed);
+}
+
+/* In front, the table pins what starts inside it, as before. */
+static void
+test_phdrs_in_front_pin_the_first_load(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(9));
+	size_t text;
+
+	/* The table is 64 to 176: the text starts inside it. */
+	load(f, PF_R, 0, 0, 0x80);
+	text = load(f, PF_R | PF_X, 0x80, 0x1080, M(8));
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.segs[text].verdict, SEG_PINNED);
+	assert_int_equal(f->P.new_phoff, f->L.phoff);
+}
+
 static void
 test_sections_outside_segments_follow(void **state)
 {
@@ -502,6 +549,8 @@ main(void)
 		T(test_already_aligned_gives_empty_plan),
 		T(test_segment_too_small_for_a_window),
 		T(test_incongruent_header_segment_is_pinned),
+		T(test_bolt_phdrs_at_end_pin_nothing),
+		T(test_phdrs_in_front_pin_the_first_load),
 		T(test_sections_outside_segments_follow),
 		T(test_second_plan_is_empty),
 		T(test_rejects_overlapping_loads),
