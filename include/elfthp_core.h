@@ -364,6 +364,7 @@ const char *fs_outcome_name(enum fs_outcome);
 void fs_outcome_sentence(char *, size_t, enum fs_outcome,
     const struct fs_info *, const struct fs_expect *);
 const char *tri_name(enum tri);
+const char *fs_move_advice(const char *fs_type);
 /* pid_verdict.c: --pid, what a running process makes of one mapped
  * file's windows, and the step that makes the rest huge; pure. */
 enum pid_status {

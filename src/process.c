@@ -206,11 +206,30 @@ make_plan(struct job *j, struct plan_params *params, struct plan *P)
 	return STEP_OK;
 }
 
+/*
+ * The base page a file is planned for: --page-size; else, for a file of
+ * this host's machine on a host whose page is not that machine's usual
+ * one (arm64 with 16 KiB pages), this host's, whose PMD is what its
+ * kernel maps (32 MiB there, not 2); else the machine's usual page (0).
+ */
+static uint64_t
+page_size_for(const struct job *j)
+{
+	uint64_t host = host_page_size();
+
+	if (j->o->page_size != 0)
+		return j->o->page_size;
+	if (j->layout.machine == host_machine() &&
+	    host != own_geometry(j->layout.machine, 0)->page)
+		return host;
+	return 0;
+}
+
 static enum step
 file_params(struct job *j, struct plan_params *params)
 {
 	const struct plan_request r = { .machine = j->layout.machine,
-		.page_size = j->o->page_size, .align = j->o->align };
+		.page_size = page_size_for(j), .align = j->o->align };
 	const char *why;
 
 	if (plan_params_make(&r, params, &why) != 0)
@@ -608,8 +627,8 @@ do_report(struct job *j)
 	if ((c = file_params(j, &params)) != STEP_OK ||
 	    (c = make_plan(j, &params, &j->plan)) != STEP_OK)
 		return c;
-	own = own_geometry(j->layout.machine, j->o->page_size);
-	n = report_geometries(j->layout.machine, j->o->page_size,
+	own = own_geometry(j->layout.machine, page_size_for(j));
+	n = report_geometries(j->layout.machine, page_size_for(j),
 	    j->o->verbose > 0, geos, MAX_GEOMETRIES);
 	if ((after = calloc(j->layout.nsegs, sizeof(*after))) == NULL)
 		return file_error(j, "out of memory");

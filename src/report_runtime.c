@@ -56,9 +56,9 @@ reason_text(char *buf, size_t len, const struct warm_result *r,
 		break;
 	case WARM_NO_HUGE_FOLIOS:
 		snprintf(buf, len, "the file system (%s) keeps no huge folios%s%s"
-		    "%s: copy the file to ext4 or XFS", r->fs_type,
-		    r->fs_why ? " (" : "", r->fs_why ? r->fs_why : "",
-		    r->fs_why ? ")" : "");
+		    "%s: %s", r->fs_type, r->fs_why ? " (" : "",
+		    r->fs_why ? r->fs_why : "", r->fs_why ? ")" : "",
+		    fs_move_advice(r->fs_type));
 		break;
 	case WARM_NO_HUGE_PAGE:
 		snprintf(buf, len, "no huge page could be allocated (memory "
@@ -506,8 +506,8 @@ pid_fix_text(char *buf, size_t len, char *command, size_t clen,
 		    "its parent or its service manager)");
 		break;
 	case FIX_OTHER_FS:
-		snprintf(buf, len, "install it on ext4, XFS or a tmpfs with "
-		    "huge=, then restart %s", who);
+		snprintf(buf, len, "%s, then restart %s",
+		    fs_move_advice(rows[0].fs_type), who);
 		break;
 	}
 }

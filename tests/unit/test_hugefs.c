@@ -272,8 +272,32 @@ test_warm_verdict(void **state)
 	r = (struct warm_result){ .windows = 2, .made_huge = 2,
 		.base_aligned = false };
 	assert_int_equal(warm_verdict(&r), FILE_NEEDS_REWRITE);
+	/* No window: nothing to warm, never "all huge". */
 	r = (struct warm_result){ .windows = 0 };
-	assert_int_equal(warm_verdict(&r), FILE_READY);
+	assert_int_equal(warm_verdict(&r), FILE_NO_WINDOWS);
+}
+
+/*
+ * The rewrite's page-cache step fails the run (1) only where a window
+ * that could be huge here is not: a process pins it, or no huge page.
+ */
+static void
+test_settle_verdict(void **state)
+{
+	struct warm_result r = { .windows = 4, .huge_before = 4,
+		.base_aligned = true };
+
+	(void)state;
+	assert_int_equal(settle_verdict(&r), FILE_DONE);
+	r.not_huge[WARM_NO_HUGE_FOLIOS] = 4;	/* btrfs: said, not failed */
+	assert_int_equal(settle_verdict(&r), FILE_DONE);
+	r.not_huge[WARM_NOT_ALIGNED] = 2;	/* pinned: only a relink */
+	assert_int_equal(settle_verdict(&r), FILE_DONE);
+	r.not_huge[WARM_BUSY] = 1;
+	assert_int_equal(settle_verdict(&r), FILE_NOT_HUGE);
+	r.not_huge[WARM_BUSY] = 0;
+	r.not_huge[WARM_NO_HUGE_PAGE] = 1;
+	assert_int_equal(settle_verdict(&r), FILE_NOT_HUGE);
 }
 
 int
@@ -288,6 +312,7 @@ main(void)
 		cmocka_unit_test(test_sentences),
 		cmocka_unit_test(test_warm_plan_lld),
 		cmocka_unit_test(test_warm_plan_overlap),
+		cmocka_unit_test(test_settle_verdict),
 		cmocka_unit_test(test_warm_verdict),
 	};
 
