@@ -479,6 +479,7 @@ struct warm_result {
 	bool look_only;		/* made_huge and read_bytes say "would" */
 	bool base_aligned;
 	long pids[WARM_MAX_PIDS];	/* WARM_BUSY: who maps them */
+	char comms[WARM_MAX_PIDS][16];	/* and their names (/proc/PID/comm) */
 	size_t npids;
 	size_t unreadable;	/* processes whose maps could not be read */
 	char fs_type[32];

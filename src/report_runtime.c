@@ -21,15 +21,12 @@ static const char *const reason_codes[WARM_NREASONS] = {
 static void
 pid_list(char *buf, size_t len, const struct warm_result *r)
 {
-	char comm[32];
 	size_t i, used = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < r->npids && used < len; i++) {
-		pc_comm(r->pids[i], comm, sizeof(comm));
+	for (i = 0; i < r->npids && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%ld (%s)",
-		    i ? ", " : "", r->pids[i], comm);
-	}
+		    i ? ", " : "", r->pids[i], r->comms[i]);
 }
 
 /* The sentence for one reason: what it is and what to do. */

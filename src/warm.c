@@ -195,8 +195,11 @@ note_mappers(struct warm_ctx *c, const long *pids, size_t n)
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < c->r->npids && c->r->pids[j] != pids[i]; j++)
 			;
-		if (j == c->r->npids && c->r->npids < WARM_MAX_PIDS)
+		if (j == c->r->npids && c->r->npids < WARM_MAX_PIDS) {
+			/* Named now: the report only formats. */
+			pc_comm(pids[i], c->r->comms[j], sizeof(c->r->comms[j]));
 			c->r->pids[c->r->npids++] = pids[i];
+		}
 	}
 }
 
