@@ -476,8 +476,9 @@ cache_step(struct job *j, int fd, const char *path,
 		c = file_error(j, "out of memory");
 	else if (warm_file(fd, path, &w, &q, &j->cache, j->msg,
 	    sizeof(j->msg)) != 0)
-		c = file_error(j, "%spage-cache step: %s", j->new_fd >= 0 ?
-		    "the new file is in place, but the " : "", j->msg);
+		c = file_error(j, "%s%s", j->o->mode != MODE_REWRITE ? "" :
+		    j->new_fd >= 0 ? "the new file is in place, but the "
+		    "page-cache step: " : "page-cache step: ", j->msg);
 	if (nranges != NULL)
 		*nranges = w.nranges;
 	warm_plan_free(&w);

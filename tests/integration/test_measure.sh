@@ -71,7 +71,7 @@ limited() {
 cold control
 run_tool --warm "$C"
 CONTROL_WARM=$T_OUT
-if [ "$T_RC" -eq 0 ] && grep -q "5 huge (0 already, 5 made huge)" <<< "$T_OUT"; then
+if [ "$T_RC" -eq 0 ] && grep -q "5 of 5 windows huge (0 already, 5 made huge)" <<< "$T_OUT"; then
     pass "control: --warm without a limit makes every window huge"
 else
     skip "control: --warm without a limit makes every window huge" \
@@ -102,7 +102,7 @@ honest() {
         return 0
     fi
     if [ "$mode" = warm ] && [ "$T_RC" -eq 0 ] &&
-       grep -q "5 huge" <<< "$T_OUT"; then
+       grep -q "5 of 5 windows huge" <<< "$T_OUT"; then
         return 0
     fi
     if [ "$mode" = host ] && [ "$T_RC" -eq 0 ] &&
@@ -188,6 +188,6 @@ assert "truncated while warmed, JSON: status error with the message" \
 cold shrinks
 ( exec "$HOOKED" --warm "$WORK/shrinks" ) > "$WORK/.t.out" 2>&1
 assert "control: the hooked tool without the variable warms the same file" \
-    equals "output" "$(grep -c "5 huge" "$WORK/.t.out")" 1
+    equals "output" "$(grep -c "5 of 5 windows huge" "$WORK/.t.out")" 1
 
 finish
