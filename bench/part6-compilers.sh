@@ -77,7 +77,11 @@ log "FilePmdMapped: gcc small ${MAPPED[gcc-small]} kB, huge ${MAPPED[gcc-huge]} 
 # rustc, mapping only: rustup's librustc_driver, two copies.
 RUST_ROW=""
 DRV=$(ls "$HOME"/.rustup/toolchains/*/lib/librustc_driver-*.so 2>/dev/null | head -1)
-if [ -n "$DRV" ] && command -v rustc >/dev/null; then
+# The toolchain's own rustc (~/.cargo/bin/rustc is rustup's proxy, which
+# runs it as a child), its sysroot (found from the driver's path, which
+# the copies change) and its lib/ for libLLVM.
+TLIB=$(dirname "${DRV:-/nonexistent/x}") SYSROOT=$(dirname "$TLIB")
+if [ -n "$DRV" ] && [ -x "$SYSROOT/bin/rustc" ]; then
 	mkdir -p "$D/rs/small" "$D/rs/huge"
 	for v in small huge; do cp "$DRV" "$D/rs/$v/" || die "cp $DRV"; done
 	"$TOOL" "$D/rs/huge/$(basename "$DRV")" | tee -a "$D/tool.out" >&2
@@ -85,7 +89,10 @@ if [ -n "$DRV" ] && command -v rustc >/dev/null; then
 	for i in $(seq 1 1500); do
 		printf 'pub fn f%d(x: u64) -> u64 { (0..x).map(|i| i * %d + i / 3).filter(|v| v %% 7 != 0).sum() }\n' "$i" "$i"
 	done > "$D/rs/lib.rs"
-	rs_with() { LD_LIBRARY_PATH=$D/rs/$1 rustc --crate-type lib -O "$D/rs/lib.rs" --out-dir "$D/rs/out-$1"; }
+	rs_with() {
+		LD_LIBRARY_PATH=$D/rs/$1:$TLIB "$SYSROOT/bin/rustc" --sysroot "$SYSROOT" \
+		    --crate-type lib -O "$D/rs/lib.rs" --out-dir "$D/rs/out-$1"
+	}
 	for v in small huge; do
 		MAPPED[rustc-$v]=$(peak_pmd "$D/rs/$v/$(basename "$DRV")" rs_with "$v")
 	done
