@@ -303,13 +303,16 @@ if need "fault injection" "cannot build the LD_PRELOAD shim" \
                 "rc=$rc stdout=[$(head -c 300 "$WORK/fault.out")] stderr=[$(cat "$WORK/fault.err")]"
         fi
     done
-    # A short read of pagemap: its last pread.
+    # A short read of pagemap: its last pread.  (Under AddressSanitizer its
+    # own pread interceptor is reached first and the shim sees none.)
     k=$(grep -n ' pread /proc/[0-9]*/pagemap$' "$WORK/calls" | tail -1 | cut -d: -f1)
-    call=$(sed -n "${k}p" "$WORK/calls" | cut -d' ' -f2-)
-    ELFTHP_FAULT_SHORT=1 ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT timeout 60 "$TOOL" --pid "$P_huge" \
-        > "$WORK/fault.out" 2> "$WORK/fault.err"
+    call=$(sed -n "${k:-0}p" "$WORK/calls" | cut -d' ' -f2-)
+    [ -n "$k" ] && { ELFTHP_FAULT_SHORT=1 ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT timeout 60 \
+        "$TOOL" --pid "$P_huge" > "$WORK/fault.out" 2> "$WORK/fault.err"; }
     rc=$?
-    if [ "$rc" -eq 2 ] && grep -qF "pid $P_huge: $call: short read" "$WORK/fault.err" &&
+    if [ -z "$k" ]; then
+        skip "short read of pagemap" "the shim saw no pread of pagemap (a sanitizer build intercepts it first)"
+    elif [ "$rc" -eq 2 ] && grep -qF "pid $P_huge: $call: short read" "$WORK/fault.err" &&
         [ ! -s "$WORK/fault.out" ]; then
         pass "short $call: exit 2, named, no status"
     else
