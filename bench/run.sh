@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # SPDX-FileCopyrightText: 2026 the elfthp-align authors
-# run.sh - `make bench`: the five benchmark parts, then bench/RESULTS.md.
+# run.sh - `make bench`: the six benchmark parts, then bench/RESULTS.md.
 #
 #   bash bench/run.sh                  full run (about 10-15 minutes)
 #   BENCH_QUICK=1 bash bench/run.sh    reduced run (50M and 300M only, fewer runs)
-#   bash bench/part1-rewrite-cost.sh   one part alone (likewise part2- to part5-)
+#   bash bench/part1-rewrite-cost.sh   one part alone (likewise part2- to part6-)
 #
 # Needs root (tmpfs and loop mounts), hyperfine, patchelf, strace, gcc,
 # lld, clang-14 with libLLVM-14; mkfs.xfs (xfsprogs) for part 2b.
@@ -29,7 +29,8 @@ tool_sum=$(sha256sum "$TOOL" | cut -c1-16)
 rm -f "$B/commands.txt" "$B"/part*.md
 : >"$LOGS/hyperfine.log"
 failed=""
-for part in part1-rewrite-cost part2-header-only part3-effect part4-pagecache part5-hostile; do
+for part in part1-rewrite-cost part2-header-only part3-effect part4-pagecache part5-hostile \
+	part6-compilers; do
 	log "=== $part"
 	bash "$BENCH_DIR/$part.sh" || failed="$failed $part"
 done
@@ -85,6 +86,7 @@ echo "bash bench/part1-rewrite-cost.sh   # one part; writes bench/build/part1.md
 echo "bash bench/part2-header-only.sh"
 echo "bash bench/part3-effect.sh"
 echo "bash bench/part4-pagecache.sh"
+echo "bash bench/part6-compilers.sh"
 echo "bash bench/part5-hostile.sh"
 echo '```'
 echo
