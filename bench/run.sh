@@ -86,8 +86,8 @@ echo "bash bench/part1-rewrite-cost.sh   # one part; writes bench/build/part1.md
 echo "bash bench/part2-header-only.sh"
 echo "bash bench/part3-effect.sh"
 echo "bash bench/part4-pagecache.sh"
-echo "bash bench/part6-compilers.sh"
 echo "bash bench/part5-hostile.sh"
+echo "bash bench/part6-compilers.sh"
 echo '```'
 echo
 echo "Inputs: \`gcc -O2 -fPIE -fno-toplevel-reorder -DPAD=BYTES -c tests/fixtures/pad_text.c\`, linked with"
