@@ -179,6 +179,17 @@ elif [ -z "$no_spdx" ]; then
 else
     fail "every source file has the SPDX line" "$(echo $no_spdx)"
 fi
+# --warm: a file with no window is listed only with -v, and counted as
+# having nothing to warm, never as "all huge".
+mkdir -p "$WORK/nowin" && cp /bin/true "$WORK/nowin/small" && cp "$LLD" "$WORK/nowin/big"
+run_tool --warm "$WORK/nowin/small" "$WORK/nowin/big"
+assert "--warm: a file with no window is not listed without -v" equals "lines naming it" \
+    "$(grep -c "^$WORK/nowin/small:" <<< "$T_OUT")" 0
+assert "--warm: the summary counts it as having nothing to warm" equals "summary" \
+    "$(grep -o '0 all huge.*1 with nothing to warm' <<< "$T_OUT" | head -1 | cut -c1-10)" "0 all huge"
+run_tool --warm -v "$WORK/nowin/small"
+assert "--warm -v: it is listed (the control)" equals "line" "$T_OUT" "$WORK/nowin/small: no windows to warm"
+
 grep -q '^BSD 2-Clause License' "$REPO_ROOT/LICENSE" && grep -q 'the elfthp-align authors' "$REPO_ROOT/LICENSE" &&
     pass "LICENSE: BSD-2-Clause, the elfthp-align authors" || fail "LICENSE" "not BSD-2-Clause of the elfthp-align authors"
 
