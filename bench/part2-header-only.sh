@@ -99,8 +99,8 @@ echo "| text | elfthp-align --sync/(cp+fsync) | elfthp-align/cp | elfthp-align/(
 echo "|---|---|---|---|"
 printf '%s' "$summary"
 echo
-echo "What the tool does for a p_align-only rewrite (\`src/phdr_rewrite.c\`, \`src/process.c\`,"
-echo "\`src/atomic_file.c\`): it creates \`OUT.elfthp-XXXXXX\` beside the output, \`ftruncate\`s it to"
+echo "What the tool does for a p_align-only rewrite (\`src/phdr_rewrite.c\`, \`src/cli/process.c\`,"
+echo "\`src/io/atomic_file.c\`): it creates \`OUT.elfthp-XXXXXX\` beside the output, \`ftruncate\`s it to"
 echo "the final size and writes the bytes with one \`pwrite\` per 8 MiB of output (cut at 2 MiB"
 echo "boundaries), from a \`MAP_POPULATE\` mapping of the input, so that each 2 MiB window lands in"
 echo "the page cache as one folio; \`FICLONE\` and \`copy_file_range\` are kept for btrfs, which"

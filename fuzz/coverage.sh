@@ -35,11 +35,10 @@ build() {
 	done
 	$CLANG -fsanitize=fuzzer -fprofile-instr-generate -o "$C/$name" $objs $LIBS
 }
-build read_plan -DFUZZ_WRITE src/error_text.c src/elf_read.c src/segment_pad.c src/plan_check.c \
-    src/compat.c src/findings.c src/geometry.c src/impact.c src/phdr_rewrite.c \
-    src/pagecache.c \
+build read_plan -DFUZZ_WRITE src/io/error_text.c src/io/elf_read.c src/segment_pad.c \
+    src/core/*.c src/phdr_rewrite.c src/io/pagecache.c \
     fuzz/fuzz_read_plan.c || exit 1
-build cli "" $(ls src/*.c | grep -v '^src/main\.c$') fuzz/fuzz_cli.c || exit 1
+build cli "" $(ls src/*.c src/*/*.c | grep -v '^src/main\.c$') fuzz/fuzz_cli.c || exit 1
 
 export TMPDIR=$C/tmp
 LLVM_PROFILE_FILE="$C/prof/read_plan-%p.profraw" "$C/read_plan" -runs=0 \
@@ -48,9 +47,9 @@ LLVM_PROFILE_FILE="$C/prof/cli-%p.profraw" "$C/cli" -runs=0 \
     "$B/seeds-cli" ${B}/corpus-cli >"$C/cli.log" 2>&1
 "$PROFDATA" merge -sparse -o "$C/all.profdata" "$C"/prof/*.profraw || exit 1
 "$COV" report "$C/cli" -object "$C/read_plan" -instr-profile="$C/all.profdata" \
-    $(ls src/*.c) > "$C/report.txt" || exit 1
+    $(ls src/*.c src/*/*.c) > "$C/report.txt" || exit 1
 "$COV" report "$C/cli" -object "$C/read_plan" -instr-profile="$C/all.profdata" \
-    -show-functions $(ls src/*.c) > "$C/functions.txt" 2>/dev/null
+    -show-functions $(ls src/*.c src/*/*.c) > "$C/functions.txt" 2>/dev/null
 
 out=$ROOT/bench/FUZZ-COVERAGE.md
 {
@@ -65,7 +64,7 @@ echo "either harness: option parsing and dispatch are covered by \`make check\`.
 echo
 echo "| file | lines | line coverage | functions | function coverage |"
 echo "|---|---|---|---|---|"
-awk '$1 ~ /\.c$/ { printf "| src/%s | %s | %s | %s | %s |\n", $1, $8, $10, $5, $7 }' "$C/report.txt"
+awk '$1 ~ /\.c$/ { printf "| %s | %s | %s | %s | %s |\n", $1, $8, $10, $5, $7 }' "$C/report.txt"
 echo
 echo "What no fuzzer input reached, by file (functions with no region run):"
 echo

@@ -2,7 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
  * fuzz_cli.c - libFuzzer harness over elfthp-align's per-file CLI paths:
- * process_file() (src/process.c) in --check, --report, -n (the dry-run
+ * process_file() (src/cli/process.c) in --check, --report, -n (the dry-run
  * rewrite) and --warm, in text and in JSON, and -o into a scratch file, so
  * that the formatting (report.c, report_runtime.c, the JSON writer), the
  * write pass (phdr_rewrite.c: large writes and the kernel copy) and

@@ -8,6 +8,7 @@
  * per input) and taken through what the tool does before it writes
  * anything:
  *   layout_read                         the read pass (libelf, own checks)
+ *   layout_validate                     the door
  *   plan_params_make, plan_build, plan_verify for the machine's own page size and
  *                                       for --page-size 4k, 16k and 64k,
  *                                       with and without min_p_align (--check)
@@ -178,6 +179,10 @@ write_and_reread(const struct elf_layout *L, const struct plan_params *p,
 	st = layout_read(out_fd, &L2, msg, sizeof(msg));
 	if (st != READ_OK)
 		die("the rewritten file does not read back", msg);
+	if (layout_validate(&L2, &e) != 0) {
+		plan_strerror(&e, msg, sizeof(msg));
+		die("the rewritten file does not pass the door", msg);
+	}
 	if (plan_build(&L2, p, &P2, &e) != 0) {
 		plan_strerror(&e, msg, sizeof(msg));
 		die("the rewritten file does not plan", msg);
@@ -194,6 +199,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint64_t pages[] = { 0, 4096, 16384, 65536 };
 	struct elf_layout L;
+	struct plan_error door;
 	char msg[512];
 	size_t i;
 
@@ -201,6 +207,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (layout_read(in_fd, &L, msg, sizeof(msg)) != READ_OK)
 		return 0;
+	/* The door, as the tool runs it before every mode. */
+	if (layout_validate(&L, &door) != 0) {
+		plan_strerror(&door, msg, sizeof(msg));
+		layout_free(&L);
+		return 0;
+	}
 	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
 		/* --check plans with the rewrite's params: one plan each. */
 		const struct plan_request r = { .machine = L.machine,

@@ -49,16 +49,16 @@ mkdir -p "$B/obj" "$B/seeds" "$B/corpus" "$B/crashes" || exit 1
 # --- build -----------------------------------------------------------------
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE"
-SRCS="src/error_text.c src/elf_read.c src/segment_pad.c src/plan_check.c src/compat.c src/findings.c src/geometry.c src/impact.c"
+SRCS="src/io/error_text.c src/io/elf_read.c $(ls src/segment_pad.c src/core/*.c | tr '\n' ' ')"
 HARNESS=fuzz/fuzz_read_plan.c
 variant=read BIN=$B/fuzz_read_plan LOG=$B/fuzz.log CORPUS=$B/corpus SEEDS=$B/seeds
 if [ "${FUZZ_TARGET:-read_plan}" = cli ]; then
     # Every module but main.c.
-    SRCS=$(ls src/*.c | grep -v '^src/main\.c$' | tr '\n' ' ')
+    SRCS=$(ls src/*.c src/*/*.c | grep -v '^src/main\.c$' | tr '\n' ' ')
     HARNESS=fuzz/fuzz_cli.c
     variant=cli BIN=$B/fuzz_cli LOG=$B/fuzz-cli.log CORPUS=$B/corpus-cli SEEDS=$B/seeds-cli
 elif [ "${FUZZ_WRITE:-0}" = 1 ]; then
-    SRCS="$SRCS src/phdr_rewrite.c src/pagecache.c"
+    SRCS="$SRCS src/phdr_rewrite.c src/io/pagecache.c"
     CFLAGS="$CFLAGS -DFUZZ_WRITE"
     variant=write BIN=$B/fuzz_read_plan_write LOG=$B/fuzz-write.log
 fi

@@ -13,34 +13,6 @@
 
 #include "elfthp_io.h"
 
-/* host.c: --host. */
-struct host_path {
-	const char *path;
-	int error;		/* the path cannot be looked at: errno */
-	const char *what;	/* and what failed ("stat") */
-	struct fs_info fs;
-	struct fs_expect expect;
-	struct fs_probe probe;
-	enum fs_outcome outcome;
-	char sentence[384];
-};
-struct host_facts {
-	char kernel[128];
-	struct kernel_version version;
-	char thp_enabled[32];
-	char thp_defrag[32];
-	char thp_shmem[32];
-	enum tri ro_thp_for_fs;
-	char config_where[320];
-	enum tri collapse_files;	/* MADV_COLLAPSE on regular files */
-	const char *collapse_where;	/* the path that measured it, or NULL */
-	const char *glibc;
-	bool glibc_aligns;	/* 2.35 or later: p_align places libraries */
-	struct host_path *paths;
-	size_t npaths;
-};
-
-
 /* main.c: every option lives here. */
 #define MAX_JOBS ATOMIC_MAX_OPEN	/* -j: each worker holds one temp file */
 enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
@@ -96,26 +68,7 @@ int run_all(char **paths, size_t npaths, const struct options *);
 /* host.c: --host. */
 int host_report(char **paths, size_t npaths, const struct options *);
 
-/* pid_scan.c: --pid.  One row per file a process maps, measured and
- * decided (pid_verdict.c); report_runtime.c prints rows grouped by file. */
-struct pid_row {
-	long pid;
-	char comm[20];		/* /proc/PID/comm */
-	const char *path;	/* as the mapping names it, " (deleted)" cut */
-	char dev[16];
-	uint64_t inode;
-	char fs_type[32];	/* its file system's type; "" unknown */
-	struct pid_facts facts;
-	struct pid_verdict verdict;
-	uint64_t pmd_mapped;	/* FilePmdMapped + ShmemPmdMapped, bytes */
-	uint64_t resident;	/* Rss of its mappings, bytes */
-	uint64_t rss_if_huge;	/* more Rss if the resident windows were huge */
-};
-/* A process --pid could not read (vanished, EACCES), or skipped. */
-struct pid_unread {
-	long pid;
-	char message[160];
-};
+/* cli/pid_mode.c: --pid, the scan's rows grouped by file and printed. */
 struct pid_summary {
 	size_t processes;	/* measured */
 	size_t files;		/* distinct files in the rows */
@@ -151,10 +104,11 @@ void json_i64(struct json *, const char *key, int64_t);
 void json_bool(struct json *, const char *key, bool);
 void json_string(FILE *, const char *);
 
-/* report.c, report_check.c, report_runtime.c: formatting only. */
+/* cli/format.c: the words the formatters share. */
 const char *mode_name(const struct options *);
 const char *class_text(enum file_class);
 void format_size(char *, size_t, uint64_t);
+/* report.c, cli/report_check.c, cli/report_runtime.c: formatting only. */
 void report_rewrite(FILE *, const struct options *, const char *name,
     const struct elf_layout *, const struct plan *,
     const struct warm_result *cache);

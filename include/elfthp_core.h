@@ -194,22 +194,33 @@ struct plan_error {
 	const char *detail;	/* PLAN_VERIFY: which rule failed */
 };
 
-/* segment_pad.c: the pure planner. */
+/* core/layout.c: what the door, the planner and the reports ask of a layout. */
 struct load_ref {
 	uint64_t key;	/* p_vaddr or p_offset, as sorted */
 	size_t idx;	/* program header index */
 };
 struct load_ref *loads_sorted(const struct elf_layout *, bool by_addr,
     size_t *n);
+uint64_t load_align(const struct seg_desc *);
 uint64_t windows_in(uint64_t vaddr, uint64_t filesz, uint64_t pmd);
+int find_shared_page(const struct elf_layout *, uint64_t page, size_t *,
+    size_t *);
 uint64_t max_load_align(const struct elf_layout *, const struct plan *);
 uint64_t plan_modulus(const struct seg_desc *, const struct seg_plan *,
     uint64_t max_page);
+
+/* core/validate.c: the door, once per file in every mode. */
+#define LAYOUT_MIN_PAGE 4096	/* every PT_LOAD congruent modulo it */
+int layout_validate(const struct elf_layout *, struct plan_error *);
+
+/* segment_pad.c: the planner, over a layout that passed the door. */
 int plan_build(const struct elf_layout *, const struct plan_params *,
     struct plan *, struct plan_error *);
+void plan_free(struct plan *);
+/* core/plan_check.c: the check pass, between plan and write. */
 int plan_verify(const struct elf_layout *, const struct plan_params *,
     const struct plan *, struct plan_error *);
-void plan_free(struct plan *);
+/* core/plan_error.c: the words for every refusal of the door and planner. */
 void plan_strerror(const struct plan_error *, char *, size_t);
 
 /* What became of one file; the exit status and the --check summary use it. */
@@ -261,8 +272,6 @@ size_t readiness_findings(const struct elf_layout *, const struct plan *,
     struct finding *, size_t max);
 bool refusal_finding(const struct plan_error *, struct finding *,
     enum file_class *verdict);
-int find_shared_page(const struct elf_layout *, uint64_t page, size_t *,
-    size_t *);
 int compat_report(const struct elf_layout *, uint64_t page, struct finding *,
     size_t max, size_t *n, enum file_class *verdict);
 

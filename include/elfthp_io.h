@@ -16,9 +16,13 @@
 
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 
-/* error_text.c: a message in err[n], and -1. */
+/* error_text.c: a message in err[n], and -1; diag prints one. */
+#define PROGRAM_NAME "elfthp-align"
 int error_text(char *err, size_t n, const char *fmt, ...) PRINTF_LIKE(3, 4);
 int verror_text(char *err, size_t n, const char *fmt, va_list)
+    PRINTF_LIKE(3, 0);
+void diag(FILE *, const char *file, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void vdiag(FILE *, const char *file, const char *fmt, va_list)
     PRINTF_LIKE(3, 0);
 
 /* elf_read.c: the read pass. */
@@ -109,5 +113,104 @@ void pc_comm(long pid, char *, size_t);
 /* warm.c: --warm, one file; fills a struct warm_result (elfthp_core.h). */
 int warm_file(int fd, const char *path, const struct warm_plan *,
     const struct warm_request *, struct warm_result *, char *err, size_t);
+
+/* host_probe.c: --host's facts and probes; cli/host.c says what failed. */
+#define HOST_MAX_UNREAD 8
+struct host_path {
+	const char *path;
+	int error;		/* the path cannot be looked at: errno */
+	const char *what;	/* and what failed ("stat") */
+	struct fs_info fs;
+	struct fs_expect expect;
+	struct fs_probe probe;
+	enum fs_outcome outcome;
+	char sentence[384];
+};
+struct host_facts {
+	char kernel[128];
+	struct kernel_version version;
+	char thp_enabled[32];
+	char thp_defrag[32];
+	char thp_shmem[32];
+	enum tri ro_thp_for_fs;
+	char config_where[320];
+	enum tri collapse_files;	/* MADV_COLLAPSE on regular files */
+	const char *collapse_where;	/* the path that measured it, or NULL */
+	const char *glibc;
+	bool glibc_aligns;	/* 2.35 or later: p_align places libraries */
+	struct host_path *paths;
+	size_t npaths;
+	struct {
+		char where[320];	/* a fact that could not be read */
+		int error;
+	} unread[HOST_MAX_UNREAD];
+	size_t nunread;
+};
+int host_facts_read(struct host_facts *);
+void host_probe_path(struct host_path *, const struct host_facts *,
+    uint64_t pmd);
+bool host_probe_broke(const struct fs_probe *);
+void host_collapse_measured(struct host_facts *, const struct host_path *);
+
+/* pid_scan.c: --pid's measurements.  One row per file a process maps,
+ * measured and decided (pid_verdict.c); cli/pid_mode.c groups and prints. */
+struct pid_row {
+	long pid;
+	char comm[20];		/* /proc/PID/comm */
+	const char *path;	/* as the mapping names it, " (deleted)" cut */
+	char dev[16];
+	uint64_t inode;
+	char fs_type[32];	/* its file system's type; "" unknown */
+	struct pid_facts facts;
+	struct pid_verdict verdict;
+	uint64_t pmd_mapped;	/* FilePmdMapped + ShmemPmdMapped, bytes */
+	uint64_t resident;	/* Rss of its mappings, bytes */
+	uint64_t rss_if_huge;	/* more Rss if the resident windows were huge */
+};
+/* A process --pid could not read (vanished, EACCES), or skipped. */
+struct pid_unread {
+	long pid;
+	char message[160];
+};
+/* Something the scan met that the CLI prints, in order. */
+struct pid_note {
+	long pid;		/* 0: no process concerned */
+	const char *kind;	/* "error" (stderr, exit 2), "kernel-thread",
+				   "zombie" */
+	char message[4608];
+};
+#define PID_MAX_UNREAD 16
+struct pid_scan {
+	struct pid_row *rows;
+	size_t nrows;
+	struct pid_note *notes;
+	size_t nnotes;
+	size_t notes_cap;
+	size_t notes_lost;	/* notes that found no memory */
+	struct pid_unread unread[PID_MAX_UNREAD];
+	size_t nunread;		/* counted; the first PID_MAX_UNREAD named */
+	size_t processes;
+	size_t kthreads;
+	size_t zombies;
+	int rc;			/* 2: some note is an error */
+	void *known;		/* the scan's own: the files read, freed */
+	size_t nknown;
+};
+void pid_scan(const long *pids, size_t npids, bool all, struct pid_scan *);
+void pid_scan_free(struct pid_scan *);
+
+/* dest.c: the in-place lock and the rules for where -o writes. */
+struct open_request {
+	const char *name;	/* as the user gave it, for the notes */
+	const char *path;	/* symlinks resolved */
+	bool lock;		/* in place: take turns with other runs */
+	bool check_type;	/* refuse non-regular files before open() */
+	unsigned lock_timeout;	/* seconds */
+	FILE *notes;		/* "waiting for another elfthp-align" */
+};
+int dest_open_input(const struct open_request *, int *fd, struct stat *,
+    char *err, size_t);
+int dest_output_path(const char *output, const struct stat *input,
+    char **final, char *err, size_t);
 
 #endif

@@ -3,8 +3,8 @@
 /*
  * Small pure helpers shared by the core and the I/O layer: sizes, powers
  * of two, congruence and byte ranges.  plan_check.c keeps its own copies
- * on purpose: the second opinion must not share code with the planner it
- * checks (see there).
+ * of the range tests on purpose: the second opinion must not share them
+ * with the planner it checks (see there).
  */
 #ifndef ELFTHP_UTIL_H
 #define ELFTHP_UTIL_H

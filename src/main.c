@@ -10,7 +10,7 @@
  * report or check.
  */
 #include <bsd/stdlib.h>
-#include <err.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -77,13 +77,27 @@ static const struct option longopts[] = {
  * a CI step must not look like success.  (A reader that went away gives
  * SIGPIPE, which ends the process as it always has.)
  */
+/* A command line the tool cannot run: said, and exit status 2. */
+static void usage_error(const char *, ...) PRINTF_LIKE(1, 2)
+    __attribute__((noreturn));
+
+static void
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(stderr, NULL, fmt, ap);
+	va_end(ap);
+	exit(EXIT_USAGE);
+}
+
 static int
 output_written(int rc)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return rc;
-	fprintf(stderr, "elfthp-align: standard output: %s\n",
-	    strerror(errno ? errno : EIO));
+	diag(stderr, "standard output", "%s", strerror(errno ? errno : EIO));
 	return 2;
 }
 
@@ -225,10 +239,10 @@ add_exclude(struct options *o, const char *pattern)
 	const char **v;
 
 	if (*pattern == '\0')
-		errx(EXIT_USAGE, "--exclude: empty pattern");
+		usage_error("--exclude: empty pattern");
 	v = reallocarray(o->excludes, o->nexcludes + 1, sizeof(*v));
 	if (v == NULL)
-		err(EXIT_USAGE, "--exclude");
+		usage_error("--exclude: %s", strerror(errno));
 	v[o->nexcludes++] = pattern;
 	o->excludes = v;
 }
@@ -237,7 +251,7 @@ static void
 set_mode(struct options *o, enum mode m)
 {
 	if (o->mode != MODE_REWRITE && o->mode != m)
-		errx(EXIT_USAGE, "--report, --check, --warm, --host and --pid "
+		usage_error("--report, --check, --warm, --host and --pid "
 		    "exclude each other");
 	o->mode = m;
 }
@@ -255,10 +269,10 @@ add_pid(struct options *o, const char *arg)
 	}
 	pid = (long)strtonum(arg, 1, INT32_MAX, &errstr);
 	if (errstr != NULL)
-		errx(EXIT_USAGE, "--pid: '%s' is %s (a process id, or all)", arg,
+		usage_error("--pid: '%s' is %s (a process id, or all)", arg,
 		    errstr);
 	if ((v = reallocarray(o->pids, o->npids + 1, sizeof(*v))) == NULL)
-		err(EXIT_USAGE, "--pid");
+		usage_error("--pid: %s", strerror(errno));
 	o->pids = v;
 	o->pids[o->npids++] = pid;
 }
@@ -273,14 +287,14 @@ parse_long(struct options *o, int ch, const char *arg)
 		if (parse_size(arg, &o->page_size) != 0 ||
 		    (o->page_size != 4096 && o->page_size != 16384 &&
 		    o->page_size != 65536))
-			errx(EXIT_USAGE, "--page-size: '%s' is not 4k, 16k or "
+			usage_error("--page-size: '%s' is not 4k, 16k or "
 			    "64k", arg);
 		break;
 	case OPT_ALIGN:
 		if (parse_size(arg, &o->align) != 0 || o->align < 4096 ||
 		    (o->align & (o->align - 1)) != 0 ||
 		    o->align > (UINT64_C(1) << 30))
-			errx(EXIT_USAGE, "--align: '%s' is not a power of two "
+			usage_error("--align: '%s' is not a power of two "
 			    "from 4k to 1G", arg);
 		break;
 	case OPT_NO_SYNC: o->no_sync = true; break;
@@ -290,7 +304,7 @@ parse_long(struct options *o, int ch, const char *arg)
 	case OPT_LOCK_TIMEOUT:
 		o->lock_timeout = (unsigned)strtonum(arg, 0, 86400, &errstr);
 		if (errstr != NULL)
-			errx(EXIT_USAGE, "--lock-timeout: '%s' is %s (0 to 86400 "
+			usage_error("--lock-timeout: '%s' is %s (0 to 86400 "
 			    "seconds)", arg, errstr);
 		break;
 	case OPT_BREAK_HARDLINKS: o->break_hardlinks = true; break;
@@ -309,7 +323,7 @@ parse_long(struct options *o, int ch, const char *arg)
 		else if (strcmp(arg, "json") == 0)
 			o->format = FORMAT_JSON;
 		else
-			errx(EXIT_USAGE, "--format: '%s' is not text or json",
+			usage_error("--format: '%s' is not text or json",
 			    arg);
 		break;
 	}
@@ -323,10 +337,10 @@ add_list(struct options *o, char *list)
 	size_t i;
 
 	if (v == NULL)
-		err(EXIT_USAGE, "-f %s", list);
+		usage_error("-f %s: %s", list, strerror(errno));
 	for (i = 0; i < o->nlists; i++)
 		if (strcmp(list, "-") == 0 && strcmp(v[i], "-") == 0)
-			errx(EXIT_USAGE, "-f - is given twice: standard input "
+			usage_error("-f - is given twice: standard input "
 			    "can be read only once");
 	v[o->nlists++] = list;
 	o->lists = v;
@@ -353,7 +367,7 @@ parse_options(int argc, char **argv, struct options *o)
 			o->jobs = (unsigned)strtonum(optarg, 1, MAX_JOBS,
 			    &errstr);
 			if (errstr != NULL)
-				errx(EXIT_USAGE, "-j: '%s' is %s (1 to %d)",
+				usage_error("-j: '%s' is %s (1 to %d)",
 				    optarg, errstr, MAX_JOBS);
 			break;
 		case 'h': help(); exit(output_written(0));
@@ -376,16 +390,16 @@ validate(const struct options *o, int nargs)
 	bool rewriting = o->mode == MODE_REWRITE;
 
 	if (o->nexcludes > 0 && (o->mode == MODE_HOST || o->mode == MODE_PID))
-		errx(EXIT_USAGE, "--exclude applies to the modes that take files");
+		usage_error("--exclude applies to the modes that take files");
 	if (o->mode == MODE_PID) {
 		if (nargs != 0 || o->nlists != 0)
-			errx(EXIT_USAGE, "--pid takes no file arguments");
+			usage_error("--pid takes no file arguments");
 		if (o->pid_all && o->npids > 0)
-			errx(EXIT_USAGE, "--pid all already names every process");
+			usage_error("--pid all already names every process");
 		return;
 	}
 	if (o->nul_lists && o->nlists == 0)
-		errx(EXIT_USAGE, "-0 says how -f lists are separated: "
+		usage_error("-0 says how -f lists are separated: "
 		    "find ... -print0 | elfthp-align -0 -f -");
 	if (nargs == 0 && o->nlists == 0 && o->mode != MODE_HOST) {
 		usage(stderr);
@@ -393,28 +407,28 @@ validate(const struct options *o, int nargs)
 	}
 	if (!rewriting && (o->output != NULL || o->no_sync || o->sync ||
 	    o->no_warm))
-		errx(EXIT_USAGE, "-o, --sync, --no-sync and --no-warm only apply "
+		usage_error("-o, --sync, --no-sync and --no-warm only apply "
 		    "to rewriting");
 	if (o->dry_run && !rewriting && o->mode != MODE_WARM)
-		errx(EXIT_USAGE, "-n applies to rewriting and --warm");
+		usage_error("-n applies to rewriting and --warm");
 	if ((o->mode == MODE_WARM || o->mode == MODE_HOST) &&
 	    (o->page_size != 0 || o->align != 0))
-		errx(EXIT_USAGE, "--page-size and --align do not apply to --warm "
+		usage_error("--page-size and --align do not apply to --warm "
 		    "and --host: they use this host's PMD");
 	if (o->sync && o->no_sync)
-		errx(EXIT_USAGE, "--sync and --no-sync exclude each other");
+		usage_error("--sync and --no-sync exclude each other");
 	if (o->mode == MODE_HOST && o->recursive)
-		errx(EXIT_USAGE, "--host takes files, not -r");
+		usage_error("--host takes files, not -r");
 	if (o->output != NULL && (nargs != 1 || o->recursive || o->nlists))
-		errx(EXIT_USAGE, "-o takes exactly one input file");
+		usage_error("-o takes exactly one input file");
 	if (o->output != NULL && strcmp(o->output, "-") == 0)
-		errx(EXIT_USAGE, "-o -: the output is renamed into place, so it "
+		usage_error("-o -: the output is renamed into place, so it "
 		    "must be a file, not standard output");
 	if (o->break_hardlinks && (!rewriting || o->output != NULL))
-		errx(EXIT_USAGE, "--break-hardlinks applies to rewriting in "
+		usage_error("--break-hardlinks applies to rewriting in "
 		    "place");
 	if (o->compat && (o->mode != MODE_CHECK || o->page_size == 0))
-		errx(EXIT_USAGE, "--compat goes with --check and --page-size: "
+		usage_error("--compat goes with --check and --page-size: "
 		    "elfthp-align --check --compat --page-size 16k path ...");
 }
 
@@ -431,10 +445,10 @@ collect_paths(struct path_list *l, char **operands, size_t n,
 
 	for (i = 0; i < n; i++)
 		if (path_list_add(l, operands[i]) != 0)
-			err(EXIT_USAGE, "%s", operands[i]);
+			usage_error("%s: %s", operands[i], strerror(errno));
 	for (i = 0; i < o->nlists; i++)
 		if (path_list_read(l, o->lists[i], o, msg, sizeof(msg)) != 0)
-			errx(EXIT_USAGE, "%s", msg);
+			usage_error("%s", msg);
 }
 
 /*
@@ -457,7 +471,8 @@ standard_fds_open(void)
 			continue;
 		/* The lowest free descriptor: fd itself. */
 		if (open("/dev/null", unusable[fd]) != fd) {
-			dprintf(STDERR_FILENO, "elfthp-align: /dev/null: %s\n",
+			/* stdio cannot be trusted yet: no diag here. */
+			dprintf(STDERR_FILENO, PROGRAM_NAME ": /dev/null: %s\n",
 			    strerror(errno));
 			_exit(EXIT_USAGE);
 		}
@@ -482,7 +497,7 @@ main(int argc, char **argv)
 	parse_options(argc, argv, &o);
 	validate(&o, argc - optind);
 	if (elf_lib_init() != 0)
-		errx(EXIT_USAGE, "libelf is out of date");
+		usage_error("libelf is out of date");
 	collect_paths(&paths, argv + optind, (size_t)(argc - optind), &o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.mode == MODE_PID)

@@ -6,22 +6,12 @@
  * It parses no ELF and decides no verdict (process.c has them from the
  * core); --warm's and --host's output is in report_runtime.c.
  */
-#include <bsd/libutil.h>
 #include <elf.h>
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "elfthp_cli.h"
 #include "elfthp_util.h"
-
-void
-format_size(char *buf, size_t len, uint64_t bytes)
-{
-	/* Three significant digits: "5.9MiB", not "6026KiB" or "6170537B". */
-	if (humanize_number(buf, len < 7 ? len : 7, (int64_t)bytes, "B", HN_AUTOSCALE,
-	    HN_NOSPACE | HN_DECIMAL | HN_IEC_PREFIXES) < 0)
-		snprintf(buf, len, "%" PRIu64 "B", bytes);
-}
 
 static const char *
 phdr_type_name(uint32_t type, char *buf, size_t len)
@@ -98,20 +88,6 @@ verdict_code(enum seg_verdict v)
 	case SEG_NOT_LOAD: break;
 	}
 	return "not-load";
-}
-
-const char *
-mode_name(const struct options *o)
-{
-	switch (o->mode) {
-	case MODE_REWRITE: return o->dry_run ? "dry-run" : "rewrite";
-	case MODE_REPORT: return "report";
-	case MODE_CHECK: return o->compat ? "compat" : "check";
-	case MODE_WARM: return "warm";
-	case MODE_HOST: return "host";
-	case MODE_PID: return "pid";
-	}
-	return "?";
 }
 
 /* Why nothing changes: the reason code, and the sentence. */
@@ -301,25 +277,6 @@ report_plan_table(FILE *f, const struct elf_layout *L, const struct plan *P)
 		    verdict_text(sp->verdict));
 	}
 }
-const char *
-class_text(enum file_class c)
-{
-	switch (c) {
-	case FILE_READY: return "ready";
-	case FILE_NOT_HUGE: return "not-huge";
-	case FILE_NO_WINDOWS: return "no-windows";
-	case FILE_NEEDS_REWRITE: return "needs-rewrite";
-	case FILE_NEEDS_RELINK: return "needs-relink";
-	case FILE_COMPATIBLE: return "compatible";
-	case FILE_FIXABLE: return "fixable";
-	case FILE_NOT_ELF: return "not-elf";
-	case FILE_NOT_APPLICABLE: return "not-applicable";
-	case FILE_ERROR: return "error";
-	case FILE_DONE: break;
-	}
-	return "done";
-}
-
 /* --- --report ------------------------------------------------------------ */
 
 static void

@@ -22,25 +22,6 @@
 #include "elfthp_core.h"
 #include "elfthp_util.h"
 
-/* p_align of 0 and 1 both mean "no constraint". */
-static uint64_t
-load_align(const struct seg_desc *s)
-{
-	return s->align > 1 ? s->align : 1;
-}
-
-uint64_t
-windows_in(uint64_t vaddr, uint64_t filesz, uint64_t pmd)
-{
-	uint64_t first, last;
-
-	if (pmd == 0 || filesz == 0 || filesz > UINT64_MAX - vaddr)
-		return 0;
-	first = vaddr / pmd + (vaddr % pmd != 0);
-	last = (vaddr + filesz) / pmd;
-	return last > first ? last - first : 0;
-}
-
 /* Smallest x >= from with x == want (mod m), m a power of two. */
 static int
 next_congruent(uint64_t from, uint64_t want, uint64_t m, uint64_t *x)
@@ -63,61 +44,6 @@ fail(struct plan_error *e, enum plan_err code, size_t index, size_t other,
 	e->value = value;
 	return -1;
 }
-
-/* The largest address + size an ELF class can express: 2^32 or 2^64. */
-static bool
-fits_class(const struct elf_layout *L, uint64_t addr, uint64_t size)
-{
-	if (L->elfclass == ELFCLASS32)
-		return addr <= UINT32_MAX && size <= (UINT64_C(1) << 32) - addr;
-	return size <= UINT64_MAX - addr;
-}
-
-static int
-check_one_load(const struct elf_layout *L, const struct seg_desc *s, size_t i,
-    const struct plan_params *p, struct plan_error *e)
-{
-	if (s->filesz > s->memsz)
-		return fail(e, PLAN_FILESZ_GT_MEMSZ, i, 0, s->filesz);
-	if (!fits_class(L, s->vaddr, s->memsz))
-		return fail(e, PLAN_OVERFLOW, i, 0, s->vaddr);
-	if (s->align > 1 && !is_pow2(s->align))
-		return fail(e, PLAN_BAD_ALIGN, i, 0, s->align);
-	if (!congruent(s->offset, s->vaddr, p->input_page))
-		return fail(e, PLAN_NOT_CONGRUENT, i, 0, p->input_page);
-	return 0;
-}
-
-/*
- * The section header table is rewritten after the program headers and the
- * segments' bytes: sharing bytes with the headers, one write would undo
- * the other; refuse it.  Inside a PT_LOAD is legal (Go's linker puts it in
- * the first, after the program headers): there it is that segment's bytes
- * and moves with them, but only partly inside one is refused.
- */
-static int
-check_shdr_table(const struct elf_layout *L, struct plan_error *e)
-{
-	uint64_t len = L->nsecs * L->shentsize;
-	size_t i;
-
-	if (L->shoff == 0 || len == 0)
-		return 0;
-	if (ranges_overlap(L->shoff, len, 0, L->ehdr_size) ||
-	    ranges_overlap(L->shoff, len, L->phoff, L->nsegs * L->phentsize))
-		return fail(e, PLAN_SHDRS_OVERLAP, SIZE_MAX, 0, L->shoff);
-	for (i = 0; i < L->nsegs; i++) {
-		const struct seg_desc *s = &L->segs[i];
-
-		if (s->type == PT_LOAD &&
-		    ranges_overlap(L->shoff, len, s->offset, s->filesz) &&
-		    (L->shoff < s->offset ||
-		    !range_within(L->shoff - s->offset, len, s->filesz)))
-			return fail(e, PLAN_SHDRS_OVERLAP, i, 0, L->shoff);
-	}
-	return 0;
-}
-
 /* The PT_LOAD whose file bytes hold the section header table, or SIZE_MAX. */
 static size_t
 load_holding_shdrs(const struct elf_layout *L)
@@ -151,79 +77,6 @@ check_shdrs_kept(const struct elf_layout *L, const struct plan *P,
 	return 0;
 }
 
-/* Validate what the reader could not: relations between headers. */
-static int
-check_segments(const struct elf_layout *L, const struct plan_params *p,
-    struct plan_error *e)
-{
-	size_t i, nload = 0;
-
-	for (i = 0; i < L->nsegs; i++) {
-		const struct seg_desc *s = &L->segs[i];
-
-		if (s->filesz > 0 && (s->filesz > L->file_size ||
-		    s->offset > L->file_size - s->filesz))
-			return fail(e, PLAN_PAST_EOF, i, 0, s->offset);
-		if (s->type != PT_LOAD)
-			continue;
-		nload++;
-		if (check_one_load(L, s, i, p, e) != 0)
-			return -1;
-	}
-	if (nload == 0)
-		return fail(e, PLAN_NO_LOAD, 0, 0, 0);
-	if (p->min_p_align > 1) {
-		size_t a, b;
-		int shared = find_shared_page(L, p->min_p_align, &a, &b);
-
-		if (shared < 0)
-			return fail(e, PLAN_ENOMEM, 0, 0, 0);
-		if (shared > 0)
-			return fail(e, PLAN_PAGE_SHARED, a, b, p->min_p_align);
-	}
-	for (i = 0; i < L->nsecs; i++) {
-		const struct sec_desc *c = &L->secs[i];
-
-		if (c->type != SHT_NULL && (c->flags & SHF_ALLOC) &&
-		    !fits_class(L, c->addr, c->size))
-			return fail(e, PLAN_SEC_OVERFLOW, i, 0, c->addr);
-		if (c->type == SHT_NOBITS || c->type == SHT_NULL || c->size == 0)
-			continue;
-		if (c->size > L->file_size || c->offset > L->file_size - c->size)
-			return fail(e, PLAN_SEC_PAST_EOF, i, 0, c->offset);
-	}
-	return check_shdr_table(L, e);
-}
-
-/* PT_LOADs in file order; overlapping file ranges are refused. */
-static struct load_ref *
-sorted_loads(const struct elf_layout *L, size_t *n, struct plan_error *e)
-{
-	struct load_ref *v;
-	size_t i, k = 0, prev = 0;
-	uint64_t end = 0;
-
-	if ((v = loads_sorted(L, false, &k)) == NULL) {
-		fail(e, PLAN_ENOMEM, 0, 0, 0);
-		return NULL;
-	}
-	for (i = 0; i < k; i++) {
-		const struct seg_desc *s = &L->segs[v[i].idx];
-
-		if (s->filesz == 0)
-			continue;
-		if (end > s->offset) {
-			fail(e, PLAN_OVERLAP, prev, v[i].idx, 0);
-			free(v);
-			return NULL;
-		}
-		end = s->offset + s->filesz;
-		prev = v[i].idx;
-	}
-	*n = k;
-	return v;
-}
-
 /*
  * The end of what must stay where it is: the ELF header, and the program
  * header table where it comes before the second PT_LOAD with file bytes
@@ -246,26 +99,6 @@ pinned_end(const struct elf_layout *L, const struct load_ref *order,
 		return max_u64(L->ehdr_size, L->phoff + L->nsegs * L->phentsize);
 	return L->ehdr_size;
 }
-
-/*
- * The largest power-of-two p_align of the PT_LOADs: the input's, or with P
- * the plan's.  The kernel (ET_DYN executables) and glibc (libraries) align
- * the load base to it.
- */
-uint64_t
-max_load_align(const struct elf_layout *L, const struct plan *P)
-{
-	uint64_t maxalign = 0, a;
-	size_t i;
-
-	for (i = 0; i < L->nsegs; i++) {
-		a = P ? P->segs[i].new_align : L->segs[i].align;
-		if (L->segs[i].type == PT_LOAD && is_pow2(a))
-			maxalign = max_u64(maxalign, a);
-	}
-	return maxalign;
-}
-
 /* Is the load base a multiple of target?  ET_EXEC loads where it was linked. */
 static bool
 base_aligned(const struct elf_layout *L, const struct plan *P,
@@ -364,21 +197,6 @@ add_shift(struct plan *P, uint64_t start, uint64_t delta)
 	P->shifts = b;
 	P->shifts[P->nshifts++] = (struct shift){ start, 0, delta };
 	return 0;
-}
-
-/*
- * What a PT_LOAD's offset must be congruent to its address modulo: its own
- * p_align and the machine's largest page, and for an eligible one its
- * target too.  findings.c asks the same, so --check names the reason the
- * planner acted on.
- */
-uint64_t
-plan_modulus(const struct seg_desc *s, const struct seg_plan *sp,
-    uint64_t max_page)
-{
-	uint64_t m = max_u64(load_align(s), max_page);
-
-	return sp->verdict == SEG_ELIGIBLE ? max_u64(m, sp->target) : m;
 }
 
 static uint64_t
@@ -526,39 +344,6 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 	return 0;
 }
 
-/*
- * PT_LOADs sorted by file offset, or by address (to find the one whose
- * memory image holds a SHT_NOBITS section: one sort, then a binary search
- * per section, where a scan per section made planning sections x headers).
- * Ties keep header order.  The caller frees; NULL if out of memory.
- * compat.c uses it too.
- */
-static int
-cmp_load_ref(const void *a, const void *b)
-{
-	const struct load_ref *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-struct load_ref *
-loads_sorted(const struct elf_layout *L, bool by_addr, size_t *n)
-{
-	struct load_ref *v = calloc(L->nsegs ? L->nsegs : 1, sizeof(*v));
-	size_t i;
-
-	*n = 0;
-	if (v == NULL)
-		return NULL;
-	for (i = 0; i < L->nsegs; i++)
-		if (L->segs[i].type == PT_LOAD)
-			v[(*n)++] = (struct load_ref){ by_addr ?
-			    L->segs[i].vaddr : L->segs[i].offset, i };
-	qsort(v, *n, sizeof(*v), cmp_load_ref);
-	return v;
-}
 
 /*
  * The PT_LOAD whose memory image holds addr: the last one starting at or
@@ -772,8 +557,8 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 	size_t nload = 0;
 	int rc;
 
-	if ((order = sorted_loads(L, &nload, e)) == NULL)
-		return -1;
+	if ((order = loads_sorted(L, false, &nload)) == NULL)
+		return fail(e, PLAN_ENOMEM, 0, 0, 0);
 	judge_loads(L, p, order, nload, P);
 	rc = place_loads(L, p, order, nload, P, e);
 	free(order);
@@ -792,7 +577,7 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 	if (!offsets_fit_class32(L, P))
 		return fail(e, PLAN_TOO_BIG, 0, 0, P->new_size);
 	summarise(L, P);
-	return plan_verify(L, p, P, e);
+	return 0;
 }
 
 static int
@@ -815,13 +600,43 @@ plan_once(const struct elf_layout *L, const struct plan_params *p,
 	return 0;
 }
 
+/* --page-size asks for pages two permissions would share: no padding helps. */
+static int
+check_page_shared(const struct elf_layout *L, const struct plan_params *p,
+    struct plan_error *e)
+{
+	size_t a, b;
+	int shared;
+
+	if (p->min_p_align <= 1)
+		return 0;
+	if ((shared = find_shared_page(L, p->min_p_align, &a, &b)) < 0)
+		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+	if (shared > 0)
+		return fail(e, PLAN_PAGE_SHARED, a, b, p->min_p_align);
+	return 0;
+}
+
+static bool
+params_sane(const struct plan_params *p)
+{
+	return is_pow2(p->huge_align) && is_pow2(p->max_page) &&
+	    is_pow2(p->input_page) && p->input_page <= p->huge_align &&
+	    (p->fallback_align == 0 || (is_pow2(p->fallback_align) &&
+	    p->fallback_align >= p->input_page &&
+	    p->fallback_align <= p->huge_align));
+}
+
 /*
- * The machine's largest page is a floor for files the tool rewrites
- * anyway, so a rewritten file loads with any page size the machine has.
- * It alone is no reason to rewrite: a file whose eligible segments are
- * aligned, and that loads with the geometry's own page, is left alone,
- * even if it was linked for small pages only.  An explicit --page-size
- * (min_align) always applies.
+ * The layout passed layout_validate.  Planning is two steps: the
+ * machine's largest page is a floor for files the tool rewrites anyway,
+ * so a rewritten file loads with any page size the machine has.  It alone
+ * is no reason to rewrite: a file whose eligible segments are aligned,
+ * and that loads with the geometry's own page, is left alone, even if it
+ * was linked for small pages only.  So the first plan keeps only the
+ * page floor; where it changes the file, the second adds the largest
+ * page.  An explicit --page-size (min_p_align) always applies.  The plan
+ * is not yet checked: the caller runs plan_verify before writing.
  */
 int
 plan_build(const struct elf_layout *L, const struct plan_params *p,
@@ -831,12 +646,9 @@ plan_build(const struct elf_layout *L, const struct plan_params *p,
 
 	memset(P, 0, sizeof(*P));
 	memset(e, 0, sizeof(*e));
-	if (!is_pow2(p->huge_align) || !is_pow2(p->max_page) ||
-	    !is_pow2(p->input_page) || p->input_page > p->huge_align ||
-	    (p->fallback_align != 0 && (!is_pow2(p->fallback_align) ||
-	    p->fallback_align < p->input_page || p->fallback_align > p->huge_align)))
+	if (!params_sane(p))
 		return fail(e, PLAN_BAD_PARAMS, 0, 0, p->huge_align);
-	if (check_segments(L, p, e) != 0)
+	if (check_page_shared(L, p, e) != 0)
 		return -1;
 	if (p->min_p_align == 0)
 		bare.max_page = p->page > p->input_page ? p->page : p->input_page;

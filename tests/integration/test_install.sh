@@ -233,7 +233,7 @@ else
     # A packager's flags win: a copy of the tree built with its own CFLAGS.
     T=$WORK/tree
     mkdir -p "$T" && cp -r "$REPO_ROOT"/{Makefile,VERSION,src,include} "$T/"
-    rm -f "$T"/src/*.o "$T"/src/*.d
+    find "$T/src" \( -name "*.o" -o -name "*.d" \) -delete
     make -s -C "$T" -j2 CFLAGS="-O2 -fno-stack-protector" elfthp-align > "$T/log" 2>&1
     hc=$(hardening-check "$T/elfthp-align")
     case $hc in

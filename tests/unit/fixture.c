@@ -3,7 +3,7 @@
 /*
  * Hand-built files for the unit tests of the pure modules: an ELF header
  * and program headers at the front, segments and sections as a test adds
- * them, and the planner run over them.
+ * them.  fixture_plan.c runs the door and the planner over them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,56 +81,15 @@ sec(struct fixture *f, uint32_t type, uint64_t flags, uint64_t addr,
 	return i;
 }
 
-int
-teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	if (f != NULL) {
-		plan_free(&f->P);
-		free(f);
-	}
-	return 0;
-}
-
-void
-plan_ok(struct fixture *f, const struct plan_params *p)
-{
-	char msg[256];
-
-	if (plan_build(&f->L, p, &f->P, &f->e) != 0) {
-		plan_strerror(&f->e, msg, sizeof(msg));
-		fail_msg("plan failed: %s", msg);
-	}
-}
-
 bool
 congruent(uint64_t off, uint64_t vaddr, uint64_t m)
 {
 	return ((off - vaddr) & (m - 1)) == 0;
 }
 
-/* The plan applied: the output's headers, to be planned again. */
-void
-apply(struct fixture *f)
+int
+teardown_file(void **state)
 {
-	size_t i;
-
-	for (i = 0; i < f->L.nsegs; i++) {
-		f->segs[i].offset = f->P.segs[i].new_offset;
-		f->segs[i].align = f->P.segs[i].new_align;
-	}
-	for (i = 0; i < f->L.nsecs; i++)
-		f->secs[i].offset = f->P.sec_offset[i];
-	f->L.shoff = f->P.new_shoff;
-	f->L.phoff = f->P.new_phoff;
-	f->L.file_size = f->P.new_size;
-	plan_free(&f->P);
-}
-
-void
-expect_error(struct fixture *f, enum plan_err code)
-{
-	assert_int_equal(plan_build(&f->L, &x86, &f->P, &f->e), -1);
-	assert_int_equal(f->e.code, code);
+	free(*state);
+	return 0;
 }

@@ -12,6 +12,8 @@
 #define K(x) ((uint64_t)(x) << 10)
 #define M(x) ((uint64_t)(x) << 20)
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
+/* For the tests that plan nothing (they link no planner). */
+#define TF(fn) cmocka_unit_test_teardown(fn, teardown_file)
 
 extern const struct plan_params x86;	/* x86_64, 4 KiB pages */
 extern const struct plan_params arm64;	/* aarch64, 4 KiB pages */
@@ -35,13 +37,17 @@ size_t load(struct fixture *, uint32_t flags, uint64_t off, uint64_t vaddr,
     uint64_t filesz);
 size_t sec(struct fixture *, uint32_t type, uint64_t flags, uint64_t addr,
     uint64_t off, uint64_t size, uint64_t align);
-int teardown(void **state);
-/* plan_build with p into f->P, or fail the test with the plan's error. */
-void plan_ok(struct fixture *, const struct plan_params *p);
 bool congruent(uint64_t off, uint64_t vaddr, uint64_t m);
+int teardown_file(void **state);
+
+/* fixture_plan.c: the passes over it. */
+int teardown(void **state);
+/* The door, plan_build with p into f->P and plan_verify, or fail the
+ * test with the error. */
+void plan_ok(struct fixture *, const struct plan_params *p);
 /* The plan applied: the output's headers, to be planned again. */
 void apply(struct fixture *);
-/* plan_build with x86 fails with code. */
+/* The door, or else plan_build with x86, refuses with code. */
 void expect_error(struct fixture *, enum plan_err code);
 
 #endif

@@ -195,10 +195,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_windows_skip_relro),
-		T(test_place_aligned_base),
-		T(test_place_unaligned_base),
-		T(test_place_incongruent),
+		TF(test_windows_skip_relro),
+		TF(test_place_aligned_base),
+		TF(test_place_unaligned_base),
+		TF(test_place_incongruent),
 		cmocka_unit_test(test_decide_huge_and_partly),
 		cmocka_unit_test(test_decide_not_huge),
 		cmocka_unit_test(test_decide_unknown_windows),

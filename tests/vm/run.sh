@@ -91,7 +91,7 @@ extract() {
 
 # --- what runs in the guests ----------------------------------------------
 
-SRCS=${SRCS:-$(sed -n '/^SRCS = /,/[^\\]$/p' "$ROOT/Makefile" | sed 's/^SRCS = //; s/\\//')}
+SRCS=${SRCS:-$(make -s -C "$ROOT" print-srcs)}
 SYSROOT=$VM/sysroot-arm64
 arm64_sysroot() {
     local p deb

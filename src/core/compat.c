@@ -18,39 +18,9 @@
  */
 #include <elf.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "elfthp_core.h"
-
-/* First pair of PT_LOADs with different flags on one page; 0 if none, -1 on ENOMEM. */
-int
-find_shared_page(const struct elf_layout *L, uint64_t page, size_t *a,
-    size_t *b)
-{
-	size_t i, n = 0, prev = SIZE_MAX;
-	struct load_ref *v = loads_sorted(L, true, &n);
-	int found = 0;
-
-	if (v == NULL)
-		return -1;
-	for (i = 0; i < n && !found; i++) {
-		const struct seg_desc *q = &L->segs[v[i].idx];
-		const struct seg_desc *p;
-
-		if (q->memsz == 0)
-			continue;
-		p = prev == SIZE_MAX ? NULL : &L->segs[prev];
-		if (p != NULL && p->flags != q->flags &&
-		    (p->vaddr + p->memsz - 1) / page >= q->vaddr / page) {
-			*a = prev;
-			*b = v[i].idx;
-			found = 1;
-		}
-		prev = v[i].idx;
-	}
-	free(v);
-	return found;
-}
+#include "elfthp_util.h"
 
 /* PT_GNU_RELRO's finding for pages of `page` bytes, if it has one. */
 static bool
@@ -111,7 +81,7 @@ compat_report(const struct elf_layout *L, uint64_t page, struct finding *out,
 
 		if (s->type != PT_LOAD)
 			continue;
-		if (((s->offset - s->vaddr) & (page - 1)) != 0)
+		if (!congruent(s->offset, s->vaddr, page))
 			finding_add(out, max, n, (struct finding){
 			    .code = FINDING_PAGE_OFFSET, .segment = i,
 			    .other = SIZE_MAX, .have = s->offset,

@@ -612,9 +612,9 @@ report_pid_message(FILE *f, const struct options *o, long pid,
 	if (strcmp(status, "error") != 0)
 		fprintf(f, "%s\n", message);
 	else if (pid > 0)
-		fprintf(f, "elfthp-align: pid %ld: %s\n", pid, message);
+		diag(f, NULL, "pid %ld: %s", pid, message);
 	else
-		fprintf(f, "elfthp-align: %s\n", message);
+		diag(f, NULL, "%s", message);
 }
 
 static const char *const fix_short[FIX_OTHER_FS + 1] = {

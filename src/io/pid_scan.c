@@ -25,10 +25,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfthp_cli.h"
+#include "elfthp_io.h"
 
 #define PAGEMAP_PRESENT (UINT64_C(1) << 63)
-#define MAX_UNREAD 16
 
 /* What could not be read: the call, the file, errno (0: a short read),
  * or, for a mapped file the reader refused, libelf's or our reason. */
@@ -75,20 +74,37 @@ struct proc {
 };
 
 struct scan {
-	const struct options *o;
+	struct pid_scan *out;	/* rows, notes and counts, for the CLI */
 	uint64_t pmd;
 	uint64_t page;
 	struct known_file *known;
 	size_t nknown;
-	struct pid_row *rows;
-	size_t nrows;
-	struct pid_unread unread[MAX_UNREAD];
-	size_t nunread;		/* counted; the first MAX_UNREAD named */
-	size_t processes;
-	size_t kthreads;
-	size_t zombies;
-	int rc;
 };
+
+/* A message for the CLI to print, in the order the scan met it. */
+static void
+note(struct scan *s, long pid, const char *kind, const char *message)
+{
+	struct pid_scan *o = s->out;
+	struct pid_note *n;
+
+	if (strcmp(kind, "error") == 0)
+		o->rc = 2;
+	if (o->nnotes == o->notes_cap) {
+		size_t cap = o->notes_cap ? 2 * o->notes_cap : 8;
+
+		if ((n = reallocarray(o->notes, cap, sizeof(*n))) == NULL) {
+			o->notes_lost++;	/* said by the CLI: out of memory */
+			return;
+		}
+		o->notes = n;
+		o->notes_cap = cap;
+	}
+	n = &o->notes[o->nnotes++];
+	n->pid = pid;
+	n->kind = kind;
+	snprintf(n->message, sizeof(n->message), "%s", message);
+}
 
 static int
 fail(struct proc_error *pe, const char *call, const char *file, int err)
@@ -496,11 +512,12 @@ static int
 add_row(struct scan *s, const struct pid_row *row, struct proc_error *pe)
 {
 	struct pid_row *v;
+	struct pid_scan *o = s->out;
 
-	if ((v = reallocarray(s->rows, s->nrows + 1, sizeof(*v))) == NULL)
+	if ((v = reallocarray(o->rows, o->nrows + 1, sizeof(*v))) == NULL)
 		return fail(pe, "malloc", "rows", ENOMEM);
-	s->rows = v;
-	s->rows[s->nrows++] = *row;
+	o->rows = v;
+	o->rows[o->nrows++] = *row;
 	return 0;
 }
 
@@ -574,13 +591,15 @@ proc_failed(struct scan *s, long pid, bool named, const struct proc_error *pe)
 
 	error_message(msg, sizeof(msg), pe);
 	if (!named && ours && (gone || denied)) {
-		if (s->nunread < MAX_UNREAD) {
-			s->unread[s->nunread].pid = pid;
-			snprintf(s->unread[s->nunread].message,
-			    sizeof(s->unread[0].message), "%s", gone ?
+		struct pid_scan *o = s->out;
+
+		if (o->nunread < PID_MAX_UNREAD) {
+			o->unread[o->nunread].pid = pid;
+			snprintf(o->unread[o->nunread].message,
+			    sizeof(o->unread[0].message), "%s", gone ?
 			    "vanished" : strerror(pe->err));
 		}
-		s->nunread++;
+		o->nunread++;
 		return;
 	}
 	if (named && gone && ours && strcmp(pe->call, "open") == 0 &&
@@ -589,8 +608,7 @@ proc_failed(struct scan *s, long pid, bool named, const struct proc_error *pe)
 	else if (gone && ours)
 		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
 		    " (the process ended while being read)");
-	report_pid_message(stderr, s->o, pid, "error", msg);
-	s->rc = 2;
+	note(s, pid, "error", msg);
 }
 
 static int
@@ -620,25 +638,25 @@ scan_process(struct scan *s, long pid, bool named)
 {
 	struct proc p = { .pid = pid, .pagemap = -1 };
 	struct proc_error pe = { .call = "" };
-	size_t mark = s->nrows;
+	size_t mark = s->out->nrows;
 	char msg[128];
 
 	if (read_process(s, &p, &pe) != 0) {
-		s->nrows = mark;
+		s->out->nrows = mark;
 		proc_failed(s, pid, named, &pe);
 	} else if (p.kthread || p.zombie) {
 		if (p.kthread)
-			s->kthreads++;
+			s->out->kthreads++;
 		else
-			s->zombies++;
+			s->out->zombies++;
 		snprintf(msg, sizeof(msg), "pid %ld is %s", pid, p.kthread ?
 		    "a kernel thread: no user mappings" :
 		    "a zombie: no mappings");
 		if (named)
-			report_pid_message(stdout, s->o, pid, p.kthread ?
-			    "kernel-thread" : "zombie", msg);
+			note(s, pid, p.kthread ? "kernel-thread" : "zombie",
+			    msg);
 	} else
-		s->processes++;
+		s->out->processes++;
 	proc_free(&p);
 }
 
@@ -655,8 +673,7 @@ scan_all(struct scan *s)
 
 	if ((d = opendir("/proc")) == NULL) {
 		snprintf(msg, sizeof(msg), "opendir /proc: %s", strerror(errno));
-		report_pid_message(stderr, s->o, 0, "error", msg);
-		s->rc = 2;
+		note(s, 0, "error", msg);
 		return;
 	}
 	while ((errno = 0, e = readdir(d)) != NULL) {
@@ -666,115 +683,41 @@ scan_all(struct scan *s)
 	}
 	if (errno != 0) {
 		snprintf(msg, sizeof(msg), "readdir /proc: %s", strerror(errno));
-		report_pid_message(stderr, s->o, 0, "error", msg);
-		s->rc = 2;
+		note(s, 0, "error", msg);
 	}
 	closedir(d);
 }
 
-/* Most bytes to gain first; then one file's rows together, by status. */
-static int
-by_gain(const void *a, const void *b)
+void
+pid_scan_free(struct pid_scan *out)
 {
-	const struct pid_row *x = a, *y = b;
-	int c;
-
-	if (x->verdict.missed_bytes != y->verdict.missed_bytes)
-		return x->verdict.missed_bytes > y->verdict.missed_bytes ? -1 : 1;
-	if ((c = strcmp(x->path, y->path)) != 0 ||
-	    (c = strcmp(x->dev, y->dev)) != 0)
-		return c;
-	if (x->inode != y->inode)
-		return x->inode < y->inode ? -1 : 1;
-	if (x->verdict.status != y->verdict.status)
-		return (int)x->verdict.status - (int)y->verdict.status;
-	if (x->verdict.rest != y->verdict.rest)
-		return (int)x->verdict.rest - (int)y->verdict.rest;
-	if (x->facts.huge != y->facts.huge)
-		return x->facts.huge < y->facts.huge ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-/* Rows that print as one line: the same file, status and huge windows. */
-static bool
-same_group(const struct pid_row *a, const struct pid_row *b)
-{
-	return a->inode == b->inode && strcmp(a->dev, b->dev) == 0 &&
-	    a->verdict.status == b->verdict.status &&
-	    a->verdict.rest == b->verdict.rest && a->facts.huge == b->facts.huge;
-}
-
-/* Each file once: its most huge bytes, its most missed, its fix. */
-static void
-add_file(struct pid_summary *sum, const struct pid_row *rows, size_t from)
-{
+	struct known_file *known = out->known;
 	size_t i;
 
-	for (i = 0; i < from; i++)
-		if (rows[i].inode == rows[from].inode &&
-		    strcmp(rows[i].dev, rows[from].dev) == 0)
-			break;
-	if (i == from) {
-		sum->files++;
-		sum->huge_bytes += rows[from].verdict.huge_bytes;
-		sum->missed_bytes += rows[from].verdict.missed_bytes;
+	for (i = 0; i < out->nknown; i++) {
+		free(known[i].path);
+		layout_free(&known[i].layout);
 	}
-	sum->fixes[rows[from].verdict.fix]++;
+	free(known);
+	free(out->rows);
+	free(out->notes);
 }
 
-static void
-print_rows(struct scan *s, struct pid_summary *sum)
+/*
+ * Every process given (pids) or, with all, every one but this; the rows,
+ * the counts and the notes land in out, which pid_scan_free releases.
+ */
+void
+pid_scan(const long *pids, size_t npids, bool all, struct pid_scan *out)
 {
-	size_t i, j;
-
-	if (s->nrows > 1)
-		qsort(s->rows, s->nrows, sizeof(*s->rows), by_gain);
-	for (i = 0; i < s->nrows; i = j) {
-		for (j = i + 1; j < s->nrows && same_group(&s->rows[i],
-		    &s->rows[j]); j++)
-			;
-		add_file(sum, s->rows, i);
-		/* --pid all: files with nothing to gain only with -v. */
-		if (s->o->pid_all && s->o->verbose == 0 &&
-		    s->rows[i].verdict.status == PID_NOTHING_TO_GAIN)
-			continue;
-		report_pid_file(stdout, s->o, &s->rows[i], j - i);
-	}
-}
-
-static void
-scan_free(struct scan *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nknown; i++) {
-		free(s->known[i].path);
-		layout_free(&s->known[i].layout);
-	}
-	free(s->known);
-	free(s->rows);
-}
-
-int
-pid_report(const struct options *o)
-{
-	struct scan s = { .o = o, .pmd = host_pmd_size(),
+	struct scan s = { .out = out, .pmd = host_pmd_size(),
 		.page = host_page_size() };
-	struct pid_summary sum = { .all = o->pid_all };
 	size_t i;
 
-	if (o->pid_all)
+	if (all)
 		scan_all(&s);
-	for (i = 0; i < o->npids; i++)
-		scan_process(&s, o->pids[i], true);
-	print_rows(&s, &sum);
-	sum.processes = s.processes;
-	sum.kernel_threads = s.kthreads;
-	sum.zombies = s.zombies;
-	sum.unread = s.unread;
-	sum.nunread = s.nunread;
-	if (s.processes > 0 || o->pid_all)
-		report_pid_summary(stdout, o, &sum);
-	scan_free(&s);
-	return s.rc;
+	for (i = 0; i < npids; i++)
+		scan_process(&s, pids[i], true);
+	out->known = s.known;
+	out->nknown = s.nknown;
 }

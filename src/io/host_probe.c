@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
- * --host: what this machine will do with huge text, changing nothing.
- * Host facts come from /proc and /sys (fs_info.c); for each path, the file
- * system is probed where the directory is writable: a 2-window file is
- * written with one write(), mapped at a PMD-aligned address and its
- * FilePmdMapped read; then dropped and read back through MADV_HUGEPAGE
- * readahead (what --warm does); then dropped, read back in small folios
- * and collapsed with MADV_COLLAPSE.  The file is made with O_TMPFILE, so
- * it never has a name and vanishes with its descriptor.  Elsewhere the
- * answer comes from the file system type and the kernel version
- * (hugefs.c), which also words the outcome.
+ * --host's measurements.  Host facts come from /proc and /sys (fs_info.c);
+ * for each path, the file system is probed where the directory is
+ * writable: a 2-window file is written with one write(), mapped at a
+ * PMD-aligned address and its FilePmdMapped read; then dropped and read
+ * back through MADV_HUGEPAGE readahead (what --warm does); then dropped,
+ * read back in small folios and collapsed with MADV_COLLAPSE.  The file is
+ * made with O_TMPFILE, so it never has a name and vanishes with its
+ * descriptor.  Elsewhere the answer comes from the file system type and
+ * the kernel version (hugefs.c).  Nothing here prints: cli/host.c does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,10 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfthp_cli.h"
+#include "elfthp_io.h"
 
 /* A nameless file in dir: O_TMPFILE, else a temporary name unlinked at once. */
 static int
@@ -146,8 +146,8 @@ probe_measure(int fd, uint64_t size, uint64_t pmd, struct fs_probe *p)
  * Did a probe fail to measure (rather than find the directory unwritable:
  * EROFS, EACCES, EPERM, ENOSPC, EDQUOT, which judge by type instead)?
  */
-static bool
-probe_broke(const struct fs_probe *p)
+bool
+host_probe_broke(const struct fs_probe *p)
 {
 	return p->failed != NULL || (p->error != 0 && p->error != EROFS &&
 	    p->error != EACCES && p->error != EPERM && p->error != ENOSPC &&
@@ -166,7 +166,7 @@ probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
 	memset(p, 0, sizeof(*p));
 	if ((fd = probe_file(dir)) < 0) {
 		p->error = errno;
-		if (probe_broke(p))
+		if (host_probe_broke(p))
 			p->failed = "open(O_TMPFILE)";
 		return;
 	}
@@ -179,15 +179,15 @@ probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
 	put = pwrite(fd, buf, (size_t)size, 0);
 	if (put == (ssize_t)size)
 		probe_measure(fd, size, pmd, p);
-	else if ((p->error = put < 0 ? errno : ENOSPC) != 0 && probe_broke(p))
+	else if ((p->error = put < 0 ? errno : ENOSPC) != 0 && host_probe_broke(p))
 		p->failed = "pwrite";	/* not ENOSPC, EDQUOT: the place's */
 	free(buf);
 	close(fd);
 }
 
 /* The directory to probe for a path: itself, or the one holding it. */
-static void
-probe_path(struct host_path *h, const struct host_facts *hf, uint64_t pmd)
+void
+host_probe_path(struct host_path *h, const struct host_facts *hf, uint64_t pmd)
 {
 	struct stat st;
 	char *copy = NULL;
@@ -212,18 +212,21 @@ probe_path(struct host_path *h, const struct host_facts *hf, uint64_t pmd)
 	    &h->fs, &h->expect);
 }
 
-/* A host fact that could not be read: said, and the run fails.  -1. */
+/* A fact that could not be read: its line says unknown, and the CLI says why. */
 static int
-fact_failed(const char *what, int e)
+unread(struct host_facts *hf, const char *where, int e)
 {
-	fprintf(stderr, "elfthp-align: could not read %s: %s\n", what,
-	    strerror(e));
+	if (hf->nunread < HOST_MAX_UNREAD) {
+		snprintf(hf->unread[hf->nunread].where,
+		    sizeof(hf->unread[0].where), "%s", where);
+		hf->unread[hf->nunread++].error = e;
+	}
 	return -1;
 }
 
-/* 0, or -1 where a fact could not be read (its line then says unknown). */
-static int
-host_basics(struct host_facts *hf)
+/* 0, or -1 where a fact could not be read (hf->unread names it). */
+int
+host_facts_read(struct host_facts *hf)
 {
 	static const char *const thp_dir = "/sys/kernel/mm/transparent_hugepage";
 	char where[160];
@@ -232,17 +235,17 @@ host_basics(struct host_facts *hf)
 	host_kernel(hf->kernel, sizeof(hf->kernel), &hf->version);
 	snprintf(where, sizeof(where), "%s/enabled", thp_dir);
 	if (thp_setting("enabled", hf->thp_enabled, sizeof(hf->thp_enabled)))
-		rc = fact_failed(where, errno);
+		rc = unread(hf, where, errno);
 	snprintf(where, sizeof(where), "%s/defrag", thp_dir);
 	if (thp_setting("defrag", hf->thp_defrag, sizeof(hf->thp_defrag)))
-		rc = fact_failed(where, errno);
+		rc = unread(hf, where, errno);
 	snprintf(where, sizeof(where), "%s/shmem_enabled", thp_dir);
 	if (thp_setting("shmem_enabled", hf->thp_shmem, sizeof(hf->thp_shmem)))
-		rc = fact_failed(where, errno);
+		rc = unread(hf, where, errno);
 	hf->ro_thp_for_fs = kernel_config("CONFIG_READ_ONLY_THP_FOR_FS",
 	    hf->kernel, hf->config_where, sizeof(hf->config_where), &e);
 	if (e != 0)
-		rc = fact_failed(hf->config_where, e);
+		rc = unread(hf, hf->config_where, e);
 	hf->collapse_files = collapse_on_files(hf->version, hf->ro_thp_for_fs);
 	hf->glibc = host_glibc();
 	hf->glibc_aligns = glibc_aligns_libraries(hf->glibc);
@@ -250,8 +253,8 @@ host_basics(struct host_facts *hf)
 }
 
 /* A probe of a regular file (not tmpfs) says what MADV_COLLAPSE does. */
-static void
-collapse_measured(struct host_facts *hf, const struct host_path *h)
+void
+host_collapse_measured(struct host_facts *hf, const struct host_path *h)
 {
 	if (hf->collapse_where != NULL || !h->probe.done ||
 	    strcmp(h->fs.type, "tmpfs") == 0)
@@ -265,48 +268,3 @@ collapse_measured(struct host_facts *hf, const struct host_path *h)
 	hf->collapse_where = h->path;
 }
 
-/* A path that could not be looked at, or a probe that broke: said.  2. */
-static int
-path_failed(const struct host_path *h)
-{
-	if (h->error != 0)
-		fprintf(stderr, "elfthp-align: %s: %s: %s\n", h->path, h->what,
-		    strerror(h->error));
-	else
-		fprintf(stderr, "elfthp-align: %s: not probed: %s%s%s\n",
-		    h->path, h->probe.failed ? h->probe.failed : "",
-		    h->probe.failed ? ": " : "", strerror(h->probe.error));
-	return 2;
-}
-
-int
-host_report(char **paths, size_t npaths, const struct options *o)
-{
-	struct host_facts hf = { .npaths = npaths };
-	uint64_t pmd;
-	int rc = 0;
-	size_t i;
-
-	if (host_pmd_read(&pmd) != 0) {
-		fact_failed("/sys/kernel/mm/transparent_hugepage/"
-		    "hpage_pmd_size", errno);
-		rc = 2;
-	}
-	if (host_basics(&hf) != 0)
-		rc = 2;
-	if (npaths > 0 && (hf.paths = calloc(npaths, sizeof(*hf.paths))) ==
-	    NULL) {
-		fprintf(stderr, "elfthp-align: out of memory\n");
-		return 2;
-	}
-	for (i = 0; i < npaths; i++) {
-		hf.paths[i].path = paths[i];
-		probe_path(&hf.paths[i], &hf, pmd);
-		if (hf.paths[i].error != 0 || probe_broke(&hf.paths[i].probe))
-			rc = path_failed(&hf.paths[i]);
-		collapse_measured(&hf, &hf.paths[i]);
-	}
-	report_host(stdout, o, &hf);
-	free(hf.paths);
-	return rc;
-}

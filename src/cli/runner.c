@@ -123,7 +123,7 @@ fail:
 static void
 walk_error(struct work *w, const char *path, const char *what)
 {
-	fprintf(stderr, "elfthp-align: %s: %s\n", path, what);
+	diag(stderr, path, "%s", what);
 	/* JSON: one line per failure too, before the files' lines. */
 	report_other(stdout, w->o, path, FILE_ERROR, what);
 	w->walk_errors++;
@@ -174,8 +174,7 @@ walk_entry(struct work *w, int dfd, const char *dir, const char *name,
 		walk_error(w, path, strerror(errno));
 	} else if (S_ISREG(st.st_mode) && is_temp_name(name)) {
 		/* Half-written by a run that died: never an input. */
-		fprintf(stderr, "elfthp-align: %s: skipped: a temporary file of "
-		    "elfthp-align\n", path);
+		diag(stderr, path, "skipped: a temporary file of elfthp-align");
 		w->temps_skipped++;
 	} else if (S_ISREG(st.st_mode)) {
 		if (add_item(w, path, true) != 0)

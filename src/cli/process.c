@@ -19,7 +19,6 @@
 
 #include "elfthp_cli.h"
 
-#define LOCK_TRIES 10
 #define MAX_GEOMETRIES 8
 #define MAX_FINDINGS 64
 
@@ -63,89 +62,23 @@ file_error(struct job *j, const char *fmt, ...)
 	va_start(ap, fmt);
 	verror_text(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fprintf(j->err, "elfthp-align: %s: %s\n", j->name, text);
+	diag(j->err, j->name, "%s", text);
 	report_other(j->out, j->o, j->name, FILE_ERROR, text);
 	j->class = FILE_ERROR;
 	return STEP_STOP;
 }
 
-static bool
-same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-/*
- * The in-place lock, which another elfthp-align on the same file holds
- * while it rewrites it.  Waiting is said on stderr at once (not in the
- * per-file output, which comes at the end), and given up after
- * --lock-timeout seconds, so that a post-link step never hangs silently.
- */
-static enum step
-lock_input(struct job *j)
-{
-	const struct timespec tick = { 0, 100 * 1000 * 1000 };
-	unsigned long waited_ms = 0, limit_ms = j->o->lock_timeout * 1000ul;
-
-	for (;;) {
-		if (flock(j->fd, LOCK_EX | LOCK_NB) == 0)
-			return STEP_OK;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return file_error(j, "lock: %s", strerror(errno));
-		if (waited_ms >= limit_ms)
-			return file_error(j, "another elfthp-align has been "
-			    "rewriting it for %lu s; giving up (--lock-timeout)",
-			    waited_ms / 1000);
-		if (waited_ms == 500)
-			fprintf(stderr, "elfthp-align: %s: waiting for another "
-			    "elfthp-align on it (up to %u s)\n", j->name,
-			    j->o->lock_timeout);
-		nanosleep(&tick, NULL);
-		waited_ms += 100;
-	}
-}
-
-/*
- * One try at opening the input: a regular file, locked when asked.
- * open_input checks that the name still points at what was locked.
- */
-static enum step
-open_once(struct job *j, bool lock)
-{
-	struct stat now;
-
-	/* Refuse devices and FIFOs before open() can act on them; a walk has
-	 * already seen a regular file there. */
-	if (!j->from_walk) {
-		if (stat(j->path, &now) != 0)
-			return file_error(j, "%s", strerror(errno));
-		if (!S_ISREG(now.st_mode))
-			return file_error(j, "not a regular file");
-	}
-	j->fd = open(j->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (j->fd < 0)
-		return file_error(j, "%s", strerror(errno));
-	if (lock && lock_input(j) != STEP_OK)
-		return STEP_STOP;
-	if (fstat(j->fd, &j->st) != 0)
-		return file_error(j, "%s", strerror(errno));
-	if (!S_ISREG(j->st.st_mode))
-		return file_error(j, "not a regular file");
-	return STEP_OK;
-}
-
 /*
  * Open the input.  A file that will be replaced is found through its
- * symlinks first.  For an in-place rewrite, take an exclusive lock and
- * make sure the name still points at the locked file, so that two runs on
- * one file take turns and the second finds the first one's result.
+ * symlinks first; in place, io/dest.c takes the lock and makes sure the
+ * name still points at the locked file.
  */
 static enum step
 open_input(struct job *j, bool lock, bool resolve)
 {
-	struct stat now;
-	enum step c;
-	int tries;
+	struct open_request r = { .name = j->name, .lock = lock,
+		.check_type = !j->from_walk, .lock_timeout = j->o->lock_timeout,
+		.notes = stderr };
 
 	j->path = resolve ? realpath(j->name, NULL) : strdup(j->name);
 	/* A missing name is the user's news; anything else names the call. */
@@ -154,16 +87,10 @@ open_input(struct job *j, bool lock, bool resolve)
 	if (j->path == NULL)
 		return file_error(j, "%s: %s", resolve ? "realpath" : "strdup",
 		    strerror(errno));
-	for (tries = 0; tries < LOCK_TRIES; tries++) {
-		if ((c = open_once(j, lock)) != STEP_OK)
-			return c;
-		if (!lock || (stat(j->path, &now) == 0 &&
-		    same_file(&now, &j->st)))
-			return STEP_OK;
-		close(j->fd);
-		j->fd = -1;
-	}
-	return file_error(j, "keeps being replaced by another process");
+	r.path = j->path;
+	if (dest_open_input(&r, &j->fd, &j->st, j->msg, sizeof(j->msg)) != 0)
+		return file_error(j, "%s", j->msg);
+	return STEP_OK;
 }
 
 /*
@@ -194,12 +121,48 @@ read_layout(struct job *j)
 	return STEP_OK;
 }
 
+/*
+ * The door: the relations between headers, checked once, before any mode's
+ * own work, so that a hostile file is refused with the same words and exit
+ * status in every mode (even --check --compat, which plans nothing).
+ */
+static enum step
+validate_layout(struct job *j)
+{
+	struct plan_error perr;
+
+	if (layout_validate(&j->layout, &perr) != 0) {
+		plan_strerror(&perr, j->msg, sizeof(j->msg));
+		return file_error(j, "%s", j->msg);
+	}
+	return STEP_OK;
+}
+
+/*
+ * Plan, then check: plan_build plans in two steps (the page floor alone,
+ * then, only for a file it changes anyway, the machine's largest page:
+ * see segment_pad.c), and plan_verify, sharing no method with it, checks
+ * the result against the rules before anything acts on it.
+ */
+static int
+plan_checked(struct job *j, const struct plan_params *params, struct plan *P,
+    struct plan_error *perr)
+{
+	if (plan_build(&j->layout, params, P, perr) != 0)
+		return -1;
+	if (plan_verify(&j->layout, params, P, perr) != 0) {
+		plan_free(P);
+		return -1;
+	}
+	return 0;
+}
+
 static enum step
 make_plan(struct job *j, struct plan_params *params, struct plan *P)
 {
 	struct plan_error perr;
 
-	if (plan_build(&j->layout, params, P, &perr) != 0) {
+	if (plan_checked(j, params, P, &perr) != 0) {
 		plan_strerror(&perr, j->msg, sizeof(j->msg));
 		return file_error(j, "%s", j->msg);
 	}
@@ -259,7 +222,8 @@ input_unchanged(const struct job *j, bool in_place)
 	if (now.st_ctim.tv_sec != j->st.st_ctim.tv_sec ||
 	    now.st_ctim.tv_nsec != j->st.st_ctim.tv_nsec)
 		return false;
-	return stat(j->path, &now) == 0 && same_file(&now, &j->st);
+	return stat(j->path, &now) == 0 && now.st_dev == j->st.st_dev &&
+	    now.st_ino == j->st.st_ino;
 }
 
 /*
@@ -341,72 +305,12 @@ fail:
 	return file_error(j, "%s", m);
 }
 
-/*
- * In a sticky world-writable directory (/tmp), -o never writes through or
- * over a name another user put there: the rule of fs.protected_symlinks
- * and protected_regular, for root too.  The caller's names, and the
- * directory owner's, are fine.  Returns what was planted, or NULL.
- */
-static const char *
-planted(const char *path, uid_t *owner)
-{
-	struct stat l, d;
-	char *copy;
-	bool sticky;
-
-	if (lstat(path, &l) != 0 || (copy = strdup(path)) == NULL)
-		return NULL;
-	sticky = stat(dirname(copy), &d) == 0 && (d.st_mode & S_ISVTX) &&
-	    (d.st_mode & S_IWOTH);
-	free(copy);
-	if (!sticky || l.st_uid == geteuid() || l.st_uid == d.st_uid)
-		return NULL;
-	*owner = l.st_uid;
-	return S_ISLNK(l.st_mode) ? "a symlink" : "a file";
-}
-
-static enum step
-refuse_planted(struct job *j, const char *output, const char *path)
-{
-	const char *what;
-	uid_t owner;
-
-	if ((what = planted(path, &owner)) == NULL)
-		return STEP_OK;
-	return file_error(j, "%s: %s is %s of uid %ju in a sticky "
-	    "world-writable directory; not writing through or over it",
-	    output, path, what, (uintmax_t)owner);
-}
-
-/* Where -o writes: through a symlink, never over the input itself. */
+/* Where -o writes (io/dest.c has the rules). */
 static enum step
 output_path(struct job *j, const char *output, char **final)
 {
-	struct stat st;
-
-	*final = NULL;
-	if (refuse_planted(j, output, output) != STEP_OK)
-		return STEP_STOP;
-	if (stat(output, &st) != 0) {
-		if (errno != ENOENT)
-			return file_error(j, "%s: %s", output, strerror(errno));
-		*final = strdup(output);
-	} else if (!S_ISREG(st.st_mode)) {
-		return file_error(j, "%s: not a regular file", output);
-	} else if (same_file(&st, &j->st)) {
-		return file_error(j, "%s is the input itself; leave out -o "
-		    "to rewrite in place", output);
-	} else {
-		*final = realpath(output, NULL);
-	}
-	if (*final == NULL)
-		return file_error(j, "%s: %s", output, strerror(errno));
-	if (strcmp(*final, output) != 0 &&
-	    refuse_planted(j, output, *final) != STEP_OK) {
-		free(*final);
-		*final = NULL;
-		return STEP_STOP;
-	}
+	if (dest_output_path(output, &j->st, final, j->msg, sizeof(j->msg)) != 0)
+		return file_error(j, "%s", j->msg);
 	return STEP_OK;
 }
 
@@ -565,7 +469,7 @@ impact_for(struct job *j, const struct geometry *g, struct seg_desc *after,
 
 	(void)plan_params_make(&r, &params, NULL);	/* cannot fail */
 	/* One geometry the file cannot be planned for is one row, not the file. */
-	if (plan_build(&j->layout, &params, &P, &perr) != 0) {
+	if (plan_checked(j, &params, &P, &perr) != 0) {
 		memset(out, 0, sizeof(*out));
 		out->geometry = g;
 		out->target = geometry_target(g);
@@ -659,7 +563,7 @@ do_check(struct job *j)
 
 	if (file_params(j, &params) != STEP_OK)
 		return STEP_STOP;
-	if (plan_build(&j->layout, &params, &j->plan, &perr) != 0) {
+	if (plan_checked(j, &params, &j->plan, &perr) != 0) {
 		if (!refusal_finding(&perr, &f[0], &j->class)) {
 			plan_strerror(&perr, j->msg, sizeof(j->msg));
 			return file_error(j, "%s", j->msg);
@@ -736,6 +640,8 @@ process_file(const char *name, const struct options *o, FILE *out, FILE *err,
 	    o->output != NULL && !o->dry_run));
 	if (c == STEP_OK)
 		c = read_layout(&j);
+	if (c == STEP_OK)
+		c = validate_layout(&j);
 	if (c == STEP_OK && o->mode == MODE_REWRITE)
 		c = do_rewrite(&j);
 	else if (c == STEP_OK && o->mode == MODE_REPORT)

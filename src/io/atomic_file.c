@@ -248,9 +248,9 @@ sweep_stale(const char *final_path, FILE *notes)
 		while ((e = readdir(d)) != NULL)
 			if (stale_temp(dirfd(d), e->d_name) &&
 			    unlinkat(dirfd(d), e->d_name, 0) == 0 && notes)
-				fprintf(notes, "elfthp-align: %s/%s: removed a "
-				    "stale temporary file (no process was "
-				    "writing it)\n", dir, e->d_name);
+				diag(notes, NULL, "%s/%s: removed a stale "
+				    "temporary file (no process was writing "
+				    "it)", dir, e->d_name);
 		closedir(d);
 	}
 	free(copy);
@@ -390,9 +390,9 @@ copy_xattrs(const struct atomic_file *a, int src, int dst, char *err,
 		if (strcmp(p, CAPS_XATTR) == 0)
 			caps = true;
 		else if (signature_xattr(p) && a->notes != NULL)
-			fprintf(a->notes, "elfthp-align: %s: %s not copied: it "
+			diag(a->notes, a->final_path, "%s not copied: it "
 			    "signs the old content; sign the new file again "
-			    "(evmctl ima_sign)\n", a->final_path, p);
+			    "(evmctl ima_sign)", p);
 		else if (!signature_xattr(p))
 			rc = copy_one_xattr(src, dst, p, err, n);
 	}

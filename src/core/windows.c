@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "elfthp_core.h"
+#include "elfthp_util.h"
 
 static void
 mark(struct warm_plan *w, uint64_t k)
@@ -67,7 +68,7 @@ warm_plan_build(const struct elf_layout *L, uint64_t pmd, bool base_aligned,
 
 		if (s->type != PT_LOAD || (s->flags & PF_W) || n == 0)
 			continue;
-		if (((s->offset - s->vaddr) & (pmd - 1)) == 0)
+		if (congruent(s->offset, s->vaddr, pmd))
 			mark_segment(w, s);
 		else
 			w->misaligned += n;

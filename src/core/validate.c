@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
+/*
+ * The door: what the reader could not check, the relations between
+ * headers, checked once for every file in every mode, before any mode's
+ * own work.  The reader (elf_read.c) has already bounded the tables and
+ * their entry sizes; here every segment and section must lie inside the
+ * file, fit its class's address space, and load on the smallest page
+ * (offset and address congruent modulo 4 KiB), and PT_LOADs must not
+ * share file bytes.  The planner, the findings, --compat, --report and
+ * --warm then assume a valid layout; a refusal here reads the same and
+ * exits 2 in all of them.  Pure.
+ */
+#include <elf.h>
+#include <stdlib.h>
+
+#include "elfthp_core.h"
+#include "elfthp_util.h"
+
+static int
+fail(struct plan_error *e, enum plan_err code, size_t index, size_t other,
+    uint64_t value)
+{
+	e->code = code;
+	e->index = index;
+	e->other = other;
+	e->value = value;
+	return -1;
+}
+
+/* The largest address + size an ELF class can express: 2^32 or 2^64. */
+static bool
+fits_class(const struct elf_layout *L, uint64_t addr, uint64_t size)
+{
+	if (L->elfclass == ELFCLASS32)
+		return addr <= UINT32_MAX && size <= (UINT64_C(1) << 32) - addr;
+	return size <= UINT64_MAX - addr;
+}
+
+static int
+check_one_load(const struct elf_layout *L, const struct seg_desc *s, size_t i,
+    struct plan_error *e)
+{
+	if (s->filesz > s->memsz)
+		return fail(e, PLAN_FILESZ_GT_MEMSZ, i, 0, s->filesz);
+	if (!fits_class(L, s->vaddr, s->memsz))
+		return fail(e, PLAN_OVERFLOW, i, 0, s->vaddr);
+	if (s->align > 1 && !is_pow2(s->align))
+		return fail(e, PLAN_BAD_ALIGN, i, 0, s->align);
+	if (!congruent(s->offset, s->vaddr, LAYOUT_MIN_PAGE))
+		return fail(e, PLAN_NOT_CONGRUENT, i, 0, LAYOUT_MIN_PAGE);
+	return 0;
+}
+
+/*
+ * The section header table is rewritten after the program headers and the
+ * segments' bytes: sharing bytes with the headers, one write would undo
+ * the other; refuse it.  Inside a PT_LOAD is legal (Go's linker puts it in
+ * the first, after the program headers): there it is that segment's bytes
+ * and moves with them, but only partly inside one is refused.
+ */
+static int
+check_shdr_table(const struct elf_layout *L, struct plan_error *e)
+{
+	uint64_t len = L->nsecs * L->shentsize;
+	size_t i;
+
+	if (L->shoff == 0 || len == 0)
+		return 0;
+	if (ranges_overlap(L->shoff, len, 0, L->ehdr_size) ||
+	    ranges_overlap(L->shoff, len, L->phoff, L->nsegs * L->phentsize))
+		return fail(e, PLAN_SHDRS_OVERLAP, SIZE_MAX, 0, L->shoff);
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+
+		if (s->type == PT_LOAD &&
+		    ranges_overlap(L->shoff, len, s->offset, s->filesz) &&
+		    (L->shoff < s->offset ||
+		    !range_within(L->shoff - s->offset, len, s->filesz)))
+			return fail(e, PLAN_SHDRS_OVERLAP, i, 0, L->shoff);
+	}
+	return 0;
+}
+
+
+/* Every header inside the file; PT_LOADs checked one by one. */
+static int
+check_segments(const struct elf_layout *L, struct plan_error *e)
+{
+	size_t i, nload = 0;
+
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+
+		if (s->filesz > 0 && (s->filesz > L->file_size ||
+		    s->offset > L->file_size - s->filesz))
+			return fail(e, PLAN_PAST_EOF, i, 0, s->offset);
+		if (s->type != PT_LOAD)
+			continue;
+		nload++;
+		if (check_one_load(L, s, i, e) != 0)
+			return -1;
+	}
+	if (nload == 0)
+		return fail(e, PLAN_NO_LOAD, 0, 0, 0);
+	return 0;
+}
+
+static int
+check_sections(const struct elf_layout *L, struct plan_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsecs; i++) {
+		const struct sec_desc *c = &L->secs[i];
+
+		if (c->type != SHT_NULL && (c->flags & SHF_ALLOC) &&
+		    !fits_class(L, c->addr, c->size))
+			return fail(e, PLAN_SEC_OVERFLOW, i, 0, c->addr);
+		if (c->type == SHT_NOBITS || c->type == SHT_NULL || c->size == 0)
+			continue;
+		if (c->size > L->file_size || c->offset > L->file_size - c->size)
+			return fail(e, PLAN_SEC_PAST_EOF, i, 0, c->offset);
+	}
+	return 0;
+}
+
+/* No two PT_LOADs share file bytes: each moves as one piece. */
+static int
+check_no_overlap(const struct elf_layout *L, struct plan_error *e)
+{
+	struct load_ref *v;
+	size_t i, k = 0, prev = 0;
+	uint64_t end = 0;
+	int rc = 0;
+
+	if ((v = loads_sorted(L, false, &k)) == NULL)
+		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+	for (i = 0; i < k && rc == 0; i++) {
+		const struct seg_desc *s = &L->segs[v[i].idx];
+
+		if (s->filesz == 0)
+			continue;
+		if (end > s->offset)
+			rc = fail(e, PLAN_OVERLAP, prev, v[i].idx, 0);
+		end = s->offset + s->filesz;
+		prev = v[i].idx;
+	}
+	free(v);
+	return rc;
+}
+
+int
+layout_validate(const struct elf_layout *L, struct plan_error *e)
+{
+	*e = (struct plan_error){ .code = PLAN_OK };
+	if (check_segments(L, e) != 0 || check_sections(L, e) != 0 ||
+	    check_shdr_table(L, e) != 0 || check_no_overlap(L, e) != 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
+/*
+ * Where a run reads and writes, and who may be there: the in-place lock
+ * that makes two runs on one file take turns, the check that the name
+ * still points at the file locked, and the rules for -o's destination
+ * (through a symlink, never over the input, never through or over what
+ * another user planted in a sticky world-writable directory).  Failures
+ * are described in the caller's buffer (error_text); waiting for the lock
+ * is said at once on the notes stream, since the per-file output comes
+ * only at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elfthp_io.h"
+
+#define LOCK_TRIES 10
+
+static bool
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * The in-place lock, which another elfthp-align on the same file holds
+ * while it rewrites it; given up after lock_timeout seconds, so that a
+ * post-link step never hangs silently.
+ */
+static int
+lock_input(const struct open_request *r, int fd, char *err, size_t n)
+{
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };
+	unsigned long waited_ms = 0, limit_ms = r->lock_timeout * 1000ul;
+
+	for (;;) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return error_text(err, n, "lock: %s", strerror(errno));
+		if (waited_ms >= limit_ms)
+			return error_text(err, n, "another elfthp-align has "
+			    "been rewriting it for %lu s; giving up "
+			    "(--lock-timeout)", waited_ms / 1000);
+		if (waited_ms == 500)
+			diag(r->notes, r->name, "waiting for another "
+			    "elfthp-align on it (up to %u s)", r->lock_timeout);
+		nanosleep(&tick, NULL);
+		waited_ms += 100;
+	}
+}
+
+/* One try: a regular file, locked when asked.  fd is -1 on failure. */
+static int
+open_once(const struct open_request *r, int *fd, struct stat *st, char *err,
+    size_t n)
+{
+	struct stat now;
+
+	/* Refuse devices and FIFOs before open() can act on them; a walk has
+	 * already seen a regular file there. */
+	if (r->check_type) {
+		if (stat(r->path, &now) != 0)
+			return error_text(err, n, "%s", strerror(errno));
+		if (!S_ISREG(now.st_mode))
+			return error_text(err, n, "not a regular file");
+	}
+	*fd = open(r->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (*fd < 0)
+		return error_text(err, n, "%s", strerror(errno));
+	if ((r->lock && lock_input(r, *fd, err, n) != 0) ||
+	    (fstat(*fd, st) != 0 && error_text(err, n, "%s",
+	    strerror(errno))) || (!S_ISREG(st->st_mode) &&
+	    error_text(err, n, "not a regular file"))) {
+		close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Open the input.  For an in-place rewrite, take an exclusive lock and make
+ * sure the name still points at the locked file, so that two runs on one
+ * file take turns and the second finds the first one's result.
+ */
+int
+dest_open_input(const struct open_request *r, int *fd, struct stat *st,
+    char *err, size_t n)
+{
+	struct stat now;
+	int tries;
+
+	for (tries = 0; tries < LOCK_TRIES; tries++) {
+		if (open_once(r, fd, st, err, n) != 0)
+			return -1;
+		if (!r->lock || (stat(r->path, &now) == 0 &&
+		    same_file(&now, st)))
+			return 0;
+		close(*fd);
+		*fd = -1;
+	}
+	return error_text(err, n, "keeps being replaced by another process");
+}
+
+/*
+ * In a sticky world-writable directory (/tmp), -o never writes through or
+ * over a name another user put there: the rule of fs.protected_symlinks
+ * and protected_regular, for root too.  The caller's names, and the
+ * directory owner's, are fine.  Returns what was planted, or NULL.
+ */
+static const char *
+planted(const char *path, uid_t *owner)
+{
+	struct stat l, d;
+	char *copy;
+	bool sticky;
+
+	if (lstat(path, &l) != 0 || (copy = strdup(path)) == NULL)
+		return NULL;
+	sticky = stat(dirname(copy), &d) == 0 && (d.st_mode & S_ISVTX) &&
+	    (d.st_mode & S_IWOTH);
+	free(copy);
+	if (!sticky || l.st_uid == geteuid() || l.st_uid == d.st_uid)
+		return NULL;
+	*owner = l.st_uid;
+	return S_ISLNK(l.st_mode) ? "a symlink" : "a file";
+}
+
+static int
+refuse_planted(const char *output, const char *path, char *err, size_t n)
+{
+	const char *what;
+	uid_t owner;
+
+	if ((what = planted(path, &owner)) == NULL)
+		return 0;
+	return error_text(err, n, "%s: %s is %s of uid %ju in a sticky "
+	    "world-writable directory; not writing through or over it",
+	    output, path, what, (uintmax_t)owner);
+}
+
+/* The file -o names, found: through a symlink, never the input itself. */
+static int
+output_found(const char *output, const struct stat *input, char **final,
+    char *err, size_t n)
+{
+	struct stat st;
+
+	if (stat(output, &st) != 0) {
+		if (errno != ENOENT)
+			return error_text(err, n, "%s: %s", output,
+			    strerror(errno));
+		*final = strdup(output);
+	} else if (!S_ISREG(st.st_mode)) {
+		return error_text(err, n, "%s: not a regular file", output);
+	} else if (same_file(&st, input)) {
+		return error_text(err, n, "%s is the input itself; leave out "
+		    "-o to rewrite in place", output);
+	} else {
+		*final = realpath(output, NULL);
+	}
+	if (*final == NULL)
+		return error_text(err, n, "%s: %s", output, strerror(errno));
+	return 0;
+}
+
+/* Where -o writes; *final is the caller's to free. */
+int
+dest_output_path(const char *output, const struct stat *input, char **final,
+    char *err, size_t n)
+{
+	*final = NULL;
+	if (refuse_planted(output, output, err, n) != 0 ||
+	    output_found(output, input, final, err, n) != 0)
+		return -1;
+	if (strcmp(*final, output) != 0 &&
+	    refuse_planted(output, *final, err, n) != 0) {
+		free(*final);
+		*final = NULL;
+		return -1;
+	}
+	return 0;
+}

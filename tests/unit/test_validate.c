@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
+/*
+ * Unit tests of the door (core/validate.c): every refusal code, each as an
+ * exact-boundary pair.  The accepted half sits right at the limit (a
+ * segment that ends at EOF, an address range that ends at 2^32), the
+ * refused half one byte or one step past it, so that a bound off by one
+ * either way fails a test.  Each refusal also checks its words
+ * (plan_strerror) and that none of them is an "internal error".
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfthp_core.h"
+
+#include "fixture.h"
+
+#define SIZE M(4)
+
+/* A small valid PIE: R at 0, R E at 16 KiB, with the file SIZE long. */
+static struct fixture *
+base(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, SIZE);
+
+	load(f, PF_R, 0, 0, K(4));
+	load(f, PF_R | PF_X, K(16), K(16), K(64));
+	return f;
+}
+
+static void
+accepted(struct fixture *f)
+{
+	char msg[256];
+
+	if (layout_validate(&f->L, &f->e) != 0) {
+		plan_strerror(&f->e, msg, sizeof(msg));
+		fail_msg("the door refused a valid layout: %s", msg);
+	}
+}
+
+static void
+refused(struct fixture *f, enum plan_err code, const char *words)
+{
+	char msg[256];
+
+	assert_int_equal(layout_validate(&f->L, &f->e), -1);
+	assert_int_equal(f->e.code, code);
+	plan_strerror(&f->e, msg, sizeof(msg));
+	if (strstr(msg, words) == NULL)
+		fail_msg("'%s' does not say '%s'", msg, words);
+	assert_null(strstr(msg, "internal error"));
+}
+
+static void
+test_past_eof(void **state)
+{
+	struct fixture *f = base(state);
+	size_t i = seg(f, PT_NOTE, PF_R, SIZE - 100, SIZE - 100, 100, 100, 4);
+
+	accepted(f);			/* ends at EOF */
+	f->segs[i].filesz = 101;	/* one byte past */
+	f->segs[i].memsz = 101;
+	refused(f, PLAN_PAST_EOF, "past end of file");
+	f->segs[i].filesz = UINT64_MAX;	/* offset + size wraps */
+	refused(f, PLAN_PAST_EOF, "past end of file");
+}
+
+static void
+test_load_past_eof(void **state)
+{
+	struct fixture *f = base(state);
+
+	f->segs[1].filesz = f->segs[1].memsz = SIZE - K(16);
+	accepted(f);
+	f->segs[1].filesz = f->segs[1].memsz = SIZE - K(16) + 1;
+	refused(f, PLAN_PAST_EOF, "program header 1 extends past end of file");
+}
+
+static void
+test_filesz_above_memsz(void **state)
+{
+	struct fixture *f = base(state);
+
+	f->segs[1].memsz = f->segs[1].filesz;
+	accepted(f);
+	f->segs[1].memsz = f->segs[1].filesz - 1;
+	refused(f, PLAN_FILESZ_GT_MEMSZ, "p_filesz");
+}
+
+static void
+test_address_overflow_64(void **state)
+{
+	struct fixture *f = base(state);
+
+	f->segs[1].vaddr = (UINT64_MAX - K(64) + 1) & ~(K(4) - 1);
+	f->segs[1].memsz = UINT64_MAX - f->segs[1].vaddr;
+	f->segs[1].filesz = K(4);
+	accepted(f);			/* ends at 2^64 - 1 */
+	f->segs[1].memsz++;		/* ends at 2^64: wraps */
+	refused(f, PLAN_OVERFLOW, "PT_LOAD 1: address or offset overflows");
+}
+
+static void
+test_address_overflow_32(void **state)
+{
+	struct fixture *f = base(state);
+
+	f->L.elfclass = ELFCLASS32;
+	f->segs[1].vaddr = (UINT64_C(1) << 32) - M(1);
+	f->segs[1].memsz = M(1);	/* ends at 2^32 exactly */
+	f->segs[1].filesz = K(64);
+	accepted(f);
+	f->segs[1].memsz = M(1) + 1;
+	refused(f, PLAN_OVERFLOW, "PT_LOAD 1: address or offset overflows");
+}
+
+static void
+test_bad_align(void **state)
+{
+	struct fixture *f = base(state);
+
+	f->segs[1].align = M(2);	/* a power of two */
+	accepted(f);
+	f->segs[1].align = M(2) + K(4);
+	refused(f, PLAN_BAD_ALIGN, "power of two");
+	f->segs[1].align = 0;		/* 0 and 1: no constraint */
+	accepted(f);
+	f->segs[1].align = 1;
+	accepted(f);
+	f->segs[1].align = 3;
+	refused(f, PLAN_BAD_ALIGN, "power of two");
+}
+
+static void
+test_not_congruent(void **state)
+{
+	struct fixture *f = base(state);
+
+	f->segs[1].vaddr = K(16) + K(4);	/* off by a whole page: fine */
+	accepted(f);
+	f->segs[1].vaddr = K(16) + K(4) - 1;	/* off by a byte */
+	refused(f, PLAN_NOT_CONGRUENT, "congruent");
+}
+
+static void
+test_no_load(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, SIZE);
+
+	seg(f, PT_NOTE, PF_R, 0x200, 0x200, 0x20, 0x20, 4);
+	refused(f, PLAN_NO_LOAD, "PT_LOAD");
+	load(f, PF_R, 0, 0, K(4));
+	accepted(f);
+}
+
+static void
+test_overlapping_loads(void **state)
+{
+	struct fixture *f = base(state);
+
+	f->segs[0].filesz = f->segs[0].memsz = K(16);	/* touches, no overlap */
+	accepted(f);
+	f->segs[0].filesz = f->segs[0].memsz = K(16) + 1;
+	refused(f, PLAN_OVERLAP, "overlap");
+}
+
+static void
+test_section_past_eof(void **state)
+{
+	struct fixture *f = base(state);
+	size_t s = sec(f, SHT_PROGBITS, 0, 0, SIZE - 64, 64, 1);
+
+	accepted(f);
+	f->secs[s].size = 65;
+	refused(f, PLAN_SEC_PAST_EOF, "section 0");
+	f->secs[s].type = SHT_NOBITS;	/* no file bytes: no bound */
+	accepted(f);
+}
+
+static void
+test_section_overflow(void **state)
+{
+	struct fixture *f = base(state);
+	size_t s = sec(f, SHT_PROGBITS, SHF_ALLOC, 0, K(16), 0, 1);
+
+	f->secs[s].addr = UINT64_MAX - 15;
+	f->secs[s].size = 15;
+	f->secs[s].offset = K(16);
+	accepted(f);
+	f->secs[s].size = 16;
+	refused(f, PLAN_SEC_OVERFLOW, "section 0");
+	f->secs[s].flags = 0;		/* not loaded: its address is a label */
+	accepted(f);
+}
+
+static void
+test_shdrs_overlap(void **state)
+{
+	struct fixture *f = base(state);
+
+	sec(f, SHT_NULL, 0, 0, 0, 0, 0);
+	sec(f, SHT_PROGBITS, 0, 0, SIZE - K(64), 16, 1);
+	f->L.shentsize = 64;
+	f->L.shoff = f->L.phoff + f->L.nsegs * f->L.phentsize;
+	accepted(f);			/* right after the program headers */
+	f->L.shoff--;			/* one byte into them */
+	refused(f, PLAN_SHDRS_OVERLAP, "section header table");
+	/* Partly inside a PT_LOAD's bytes: ends one byte past it. */
+	f->L.shoff = K(16) + K(64) - 2 * 64 + 1;
+	refused(f, PLAN_SHDRS_OVERLAP, "section header table");
+	f->L.shoff = K(16) + K(64) - 2 * 64;	/* wholly inside: legal */
+	accepted(f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_past_eof),
+		T(test_load_past_eof),
+		T(test_filesz_above_memsz),
+		T(test_address_overflow_64),
+		T(test_address_overflow_32),
+		T(test_bad_align),
+		T(test_not_congruent),
+		T(test_no_load),
+		T(test_overlapping_loads),
+		T(test_section_past_eof),
+		T(test_section_overflow),
+		T(test_shdrs_overlap),
+	};
+
+	return cmocka_run_group_tests_name("layout_validate", tests, NULL,
+	    NULL);
+}
