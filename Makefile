@@ -3,7 +3,8 @@
 # elfthp-align
 #
 #   make            build ./elfthp-align
-#   make check      unit tests (tests/unit/, tests/test_rewrite,
+#   make check      the layers and function sizes (scripts/layers.sh,
+#                   scripts/funcsize.sh), unit tests (tests/unit/, tests/test_rewrite,
 #                   tests/test_measure), then
 #                   integration tests on fixtures built here
 #                   ($(HOOKED), the tool with its test hooks, too)
@@ -192,7 +193,12 @@ $(HOOKS)/%.o: src/%.c src/%.o
 $(HOOKED): $(filter-out $(HOOK_SRCS:.c=.o),$(OBJS)) $(HOOK_OBJS)
 	$(CC) -pthread $(LDFLAGS) -o $@ $^ $(ELF_LIBS) $(LDLIBS)
 
+# First the shape of the code: no arrow up a layer, no circle, a core that
+# imports only the allow-list (scripts/layers.sh), functions that fit on
+# a screen (scripts/funcsize.sh); then the tests.
 check: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
+	@sh scripts/layers.sh
+	@sh scripts/funcsize.sh
 	@sh tests/run.sh $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
 
 # The mutant: only plan_check.o differs, and it lives in build/mutant, so

@@ -507,6 +507,10 @@ enum file_class readiness_verdict(const struct plan *);
 /* impact.c, continued. */
 bool kernel_patch_aligns(const struct elf_layout *, const struct seg_desc *,
     uint64_t pmd);
-const char *file_kind(const struct elf_layout *);
+/* What the headers say the file is: the loader that places it follows. */
+enum file_kind { KIND_EXECUTABLE, KIND_PIE, KIND_STATIC_PIE,
+	KIND_SHARED_LIBRARY };
+enum file_kind file_kind(const struct elf_layout *);
+const char *file_kind_name(enum file_kind);
 
 #endif

@@ -132,10 +132,10 @@ usage(FILE *f)
 	    "[--format text|json]\n");
 }
 
+/* --help: the options that shape a run, then the modes and the exit status. */
 static void
-help(void)
+help_options(void)
 {
-	usage(stdout);
 	printf("\nMake the large read-only segments of ELF executables and "
 	    "shared libraries\nhuge at their next run: pad the file where its "
 	    "layout needs it, then put\nthe windows in the page cache as huge "
@@ -179,7 +179,13 @@ help(void)
 	    "                         the old file (Cargo's target/release)\n"
 	    "      --no-warm          rewrite only, no page-cache step (for "
 	    "files that will\n"
-	    "                         be copied or packaged)\n"
+	    "                         be copied or packaged)\n");
+}
+
+static void
+help_modes(void)
+{
+	printf(
 	    "      --report           print the expected iTLB and RSS impact, "
 	    "write nothing\n"
 	    "      --check            audit: exit 1 if a file would be "
@@ -211,6 +217,14 @@ help(void)
 	    "failed, or a process given to --pid could not be read.  A\nnamed "
 	    "file that is not ELF (or not a program) is skipped with a line "
 	    "saying so,\nin every mode.\n");
+}
+
+static void
+help(void)
+{
+	usage(stdout);
+	help_options();
+	help_modes();
 }
 
 /* "2M", "2MiB", "64k", "0x200000", "2097152". */

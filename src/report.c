@@ -413,7 +413,7 @@ report_impact(FILE *f, const struct options *o, const char *name,
 
 	if (o->format == FORMAT_TEXT) {
 		fprintf(f, "%s: %s %s, %s; load base PMD-aligned: now %s, "
-		    "after %s", name, machine_name(L->machine), file_kind(L),
+		    "after %s", name, machine_name(L->machine), file_kind_name(file_kind(L)),
 		    own->name, P->base_aligned_now ? "yes" : "no",
 		    P->base_aligned_after ? "yes" : "no");
 		if (cache != NULL && cache->windows > 0)
@@ -434,7 +434,7 @@ report_impact(FILE *f, const struct options *o, const char *name,
 	json_str(&j, "file", name);
 	json_str(&j, "status", "reported");
 	json_str(&j, "machine", machine_name(L->machine));
-	json_str(&j, "type", file_kind(L));
+	json_str(&j, "type", file_kind_name(file_kind(L)));
 	json_str(&j, "geometry", own->name);
 	json_u64(&j, "pmd_bytes", own->pmd);
 	json_u64(&j, "alignment_bytes", P->huge_align);

@@ -300,7 +300,8 @@ fail:
 	if (j->new_fd >= 0)
 		close(j->new_fd);
 	j->new_fd = -1;
-	/* Whatever failed may have aborted already: atomic_abort is idempotent. */
+	/* The copy, the open and the last look are not atomic_* calls, which
+	 * abort themselves when they fail: abort here (idempotent). */
 	atomic_abort(&a);
 	return file_error(j, "%s", m);
 }

@@ -251,7 +251,7 @@ bool
 kernel_patch_aligns(const struct elf_layout *L, const struct seg_desc *s,
     uint64_t pmd)
 {
-	if (strcmp(file_kind(L), "shared-library") == 0)
+	if (file_kind(L) == KIND_SHARED_LIBRARY)
 		return false;
 	if (s->type != PT_LOAD || (s->flags & PF_W) || pmd > PMD_CAP)
 		return false;
@@ -259,14 +259,27 @@ kernel_patch_aligns(const struct elf_layout *L, const struct seg_desc *s,
 	    s->filesz >= pmd && s->align < pmd;
 }
 
-const char *
+enum file_kind
 file_kind(const struct elf_layout *L)
 {
 	if (L->type == ET_EXEC)
-		return "executable";
+		return KIND_EXECUTABLE;
 	if (L->flags1_pie)
-		return L->has_interp ? "pie" : "static-pie";
+		return L->has_interp ? KIND_PIE : KIND_STATIC_PIE;
 	if (L->has_interp && !L->has_soname)
-		return "pie";	/* linked before DF_1_PIE existed */
+		return KIND_PIE;	/* linked before DF_1_PIE existed */
+	return KIND_SHARED_LIBRARY;
+}
+
+/* The words the report and JSON use for each kind. */
+const char *
+file_kind_name(enum file_kind k)
+{
+	switch (k) {
+	case KIND_EXECUTABLE: return "executable";
+	case KIND_PIE: return "pie";
+	case KIND_STATIC_PIE: return "static-pie";
+	case KIND_SHARED_LIBRARY: break;
+	}
 	return "shared-library";
 }

@@ -13,10 +13,7 @@
  * congruence with arithmetic of their own.
  */
 #include <elf.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "elfthp_core.h"
 #include "elfthp_util.h"

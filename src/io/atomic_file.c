@@ -403,9 +403,9 @@ copy_xattrs(const struct atomic_file *a, int src, int dst, char *err,
 	return rc;
 }
 
-int
-atomic_copy_metadata(struct atomic_file *a, int src, bool owner_required,
-    char *err, size_t n)
+static int
+copy_metadata(struct atomic_file *a, int src, bool owner_required, char *err,
+    size_t n)
 {
 	struct stat st;
 	mode_t mode;
@@ -426,6 +426,19 @@ atomic_copy_metadata(struct atomic_file *a, int src, bool owner_required,
 	if (fchmod(a->fd, mode) != 0)
 		return error_text(err, n, "cannot keep the mode: %s", strerror(errno));
 	return copy_xattrs(a, src, a->fd, err, n);
+}
+
+/* Owner, mode, ACLs and xattrs of src on the temporary; aborts on failure,
+ * as every atomic_* call does. */
+int
+atomic_copy_metadata(struct atomic_file *a, int src, bool owner_required,
+    char *err, size_t n)
+{
+	if (copy_metadata(a, src, owner_required, err, n) != 0) {
+		atomic_abort(a);
+		return -1;
+	}
+	return 0;
 }
 
 static void

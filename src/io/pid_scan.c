@@ -349,6 +349,7 @@ static int
 read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
     struct proc_error *pe)
 {
+	struct plan_error door = { .code = PLAN_OK };
 	enum read_status st;
 	int fd;
 
@@ -364,7 +365,11 @@ read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
 	close(fd);
 	if (st == READ_NOT_ELF || st == READ_NOT_APPLICABLE)
 		return 0;
-	if (st != READ_OK) {
+	/* The same door as every other mode: a mapped file whose headers
+	 * lie is named with the same words, and its windows are not counted. */
+	if (st == READ_OK && layout_validate(&kf->layout, &door) != 0)
+		plan_strerror(&door, pe->detail, sizeof(pe->detail));
+	if (st != READ_OK || door.code != PLAN_OK) {
 		pe->call = "read";
 		snprintf(pe->file, sizeof(pe->file), "%s", kf->path);
 		return -1;

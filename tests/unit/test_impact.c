@@ -83,13 +83,15 @@ test_kernel_patch_rule(void **state)
 	f->L.flags1_pie = true;	/* and for DF_1_PIE in DT_FLAGS_1 */
 	r = load(f, PF_R, 0, 0, M(4));
 	text = load(f, PF_R | PF_X, M(4), M(4) + K(4), M(6));
-	assert_string_equal(file_kind(&f->L), "pie");
+	assert_int_equal(file_kind(&f->L), KIND_PIE);
+	assert_string_equal(file_kind_name(file_kind(&f->L)), "pie");
 	assert_true(kernel_patch_aligns(&f->L, &f->segs[r], M(2)));
 	/* Congruent but not PMD-aligned: the tool aligns it, the patch does not. */
 	assert_false(kernel_patch_aligns(&f->L, &f->segs[text], M(2)));
 	f->L.has_interp = false;
 	f->L.flags1_pie = false;
-	assert_string_equal(file_kind(&f->L), "shared-library");
+	assert_int_equal(file_kind(&f->L), KIND_SHARED_LIBRARY);
+	assert_string_equal(file_kind_name(file_kind(&f->L)), "shared-library");
 	assert_false(kernel_patch_aligns(&f->L, &f->segs[r], M(2)));
 }
 
