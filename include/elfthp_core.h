@@ -221,6 +221,8 @@ void plan_free(struct plan *);
 int plan_verify(const struct elf_layout *, const struct plan_params *,
     const struct plan *, struct plan_error *);
 /* core/plan_error.c: the words for every refusal of the door and planner. */
+int plan_fail(struct plan_error *, enum plan_err, size_t index, size_t other,
+    uint64_t value);
 void plan_strerror(const struct plan_error *, char *, size_t);
 
 /* What became of one file; the exit status and the --check summary use it. */

@@ -34,16 +34,6 @@ next_congruent(uint64_t from, uint64_t want, uint64_t m, uint64_t *x)
 	return 0;
 }
 
-static int
-fail(struct plan_error *e, enum plan_err code, size_t index, size_t other,
-    uint64_t value)
-{
-	e->code = code;
-	e->index = index;
-	e->other = other;
-	e->value = value;
-	return -1;
-}
 /* The PT_LOAD whose file bytes hold the section header table, or SIZE_MAX. */
 static size_t
 load_holding_shdrs(const struct elf_layout *L)
@@ -73,7 +63,7 @@ check_shdrs_kept(const struct elf_layout *L, const struct plan *P,
 		return 0;
 	for (i = 0; i < L->nsecs; i++)
 		if (P->sec_offset[i] != L->secs[i].offset)
-			return fail(e, PLAN_SHDRS_IN_LOAD, k, i, L->shoff);
+			return plan_fail(e, PLAN_SHDRS_IN_LOAD, k, i, L->shoff);
 	return 0;
 }
 
@@ -216,7 +206,7 @@ place_loads(const struct elf_layout *L, const struct plan_params *p,
 	size_t k;
 
 	if (add_shift(P, 0, 0) != 0)
-		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	for (k = 0; k < nload; k++) {
 		size_t i = order[k].idx;
 		const struct seg_desc *s = &L->segs[i];
@@ -227,11 +217,11 @@ place_loads(const struct elf_layout *L, const struct plan_params *p,
 		next = s->offset;
 		if (k > 0 && s->offset >= hdr_end && next_congruent(s->offset +
 		    delta, s->vaddr, modulus_for(s, sp, p), &next) != 0)
-			return fail(e, PLAN_OVERFLOW, i, 0, s->offset);
+			return plan_fail(e, PLAN_OVERFLOW, i, 0, s->offset);
 		delta = next - s->offset;
 		sp->new_offset = next;
 		if (add_shift(P, s->offset, delta) != 0)
-			return fail(e, PLAN_ENOMEM, 0, 0, 0);
+			return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	}
 	return 0;
 }
@@ -320,9 +310,9 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 		sp->new_offset = map_offset(P, s->offset);
 		if (s->type == PT_LOAD && next_congruent(sp->new_offset,
 		    s->vaddr, modulus_for(s, sp, p), &sp->new_offset) != 0)
-			return fail(e, PLAN_OVERFLOW, i, 0, s->offset);
+			return plan_fail(e, PLAN_OVERFLOW, i, 0, s->offset);
 		if (!stays_whole(P, s->offset, s->filesz))
-			return fail(e, PLAN_SPLIT_SEGMENT, i, 0, s->offset);
+			return plan_fail(e, PLAN_SPLIT_SEGMENT, i, 0, s->offset);
 	}
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
@@ -332,7 +322,7 @@ place_others(const struct elf_layout *L, const struct plan_params *p,
 		if (s->type == PT_LOAD && p->min_p_align > 1) {
 			sp->new_align = max_u64(s->align, p->min_p_align);
 			if (!congruent(sp->new_offset, s->vaddr, p->min_p_align))
-				return fail(e, PLAN_NOT_CONGRUENT, i, 0,
+				return plan_fail(e, PLAN_NOT_CONGRUENT, i, 0,
 				    p->min_p_align);
 		}
 		/* ET_EXEC loads at its linked addresses, so p_align places
@@ -385,7 +375,7 @@ place_sections(const struct elf_layout *L, struct plan *P,
 	struct load_ref *v = loads_sorted(L, true, &n);
 
 	if (v == NULL)
-		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	for (i = 0; i < L->nsecs; i++) {
 		const struct sec_desc *c = &L->secs[i];
 		const struct seg_desc *s;
@@ -403,7 +393,7 @@ place_sections(const struct elf_layout *L, struct plan *P,
 		P->sec_offset[i] = map_offset(P, c->offset);
 		if (c->type != SHT_NOBITS && !stays_whole(P, c->offset, c->size)) {
 			free(v);
-			return fail(e, PLAN_SPLIT_SECTION, i, 0, c->offset);
+			return plan_fail(e, PLAN_SPLIT_SECTION, i, 0, c->offset);
 		}
 	}
 	free(v);
@@ -411,7 +401,7 @@ place_sections(const struct elf_layout *L, struct plan *P,
 	if (L->shoff != 0) {
 		P->new_shoff = map_offset(P, L->shoff);
 		if (!stays_whole(P, L->shoff, L->nsecs * L->shentsize))
-			return fail(e, PLAN_SPLIT_SHDRS, 0, 0, L->shoff);
+			return plan_fail(e, PLAN_SPLIT_SHDRS, 0, 0, L->shoff);
 	}
 	return check_shdrs_kept(L, P, e);
 }
@@ -425,7 +415,7 @@ place_phdrs(const struct elf_layout *L, struct plan *P, struct plan_error *e)
 {
 	P->new_phoff = map_offset(P, L->phoff);
 	if (!stays_whole(P, L->phoff, L->nsegs * L->phentsize))
-		return fail(e, PLAN_SPLIT_PHDRS, 0, 0, L->phoff);
+		return plan_fail(e, PLAN_SPLIT_PHDRS, 0, 0, L->phoff);
 	return 0;
 }
 
@@ -545,8 +535,8 @@ check_growth(const struct elf_layout *L, const struct plan_params *p,
 	for (i = 0; i < L->nsegs; i++)
 		if (L->segs[i].type == PT_LOAD && L->segs[i].filesz > 0 &&
 		    L->segs[i].offset == at)
-			return fail(e, PLAN_GROWTH, i, (size_t)limit, growth);
-	return fail(e, PLAN_GROWTH, SIZE_MAX, (size_t)limit, growth);
+			return plan_fail(e, PLAN_GROWTH, i, (size_t)limit, growth);
+	return plan_fail(e, PLAN_GROWTH, SIZE_MAX, (size_t)limit, growth);
 }
 
 static int
@@ -558,14 +548,14 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 	int rc;
 
 	if ((order = loads_sorted(L, false, &nload)) == NULL)
-		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	judge_loads(L, p, order, nload, P);
 	rc = place_loads(L, p, order, nload, P, e);
 	free(order);
 	if (rc != 0)
 		return -1;
 	if (place_tail(L, P) != 0)
-		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	finish_shifts(L, P);
 	if (check_growth(L, p, P, nload, e) != 0)
 		return -1;
@@ -573,9 +563,9 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 	    place_phdrs(L, P, e) != 0)
 		return -1;
 	if (build_extents(L, p, P) != 0)
-		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	if (!offsets_fit_class32(L, P))
-		return fail(e, PLAN_TOO_BIG, 0, 0, P->new_size);
+		return plan_fail(e, PLAN_TOO_BIG, 0, 0, P->new_size);
 	summarise(L, P);
 	return 0;
 }
@@ -591,7 +581,7 @@ plan_once(const struct elf_layout *L, const struct plan_params *p,
 	P->sec_offset = calloc(L->nsecs ? L->nsecs : 1, sizeof(*P->sec_offset));
 	if (P->segs == NULL || P->sec_offset == NULL) {
 		plan_free(P);
-		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	}
 	if (plan_steps(L, p, P, e) != 0) {
 		plan_free(P);
@@ -611,9 +601,9 @@ check_page_shared(const struct elf_layout *L, const struct plan_params *p,
 	if (p->min_p_align <= 1)
 		return 0;
 	if ((shared = find_shared_page(L, p->min_p_align, &a, &b)) < 0)
-		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	if (shared > 0)
-		return fail(e, PLAN_PAGE_SHARED, a, b, p->min_p_align);
+		return plan_fail(e, PLAN_PAGE_SHARED, a, b, p->min_p_align);
 	return 0;
 }
 
@@ -647,7 +637,7 @@ plan_build(const struct elf_layout *L, const struct plan_params *p,
 	memset(P, 0, sizeof(*P));
 	memset(e, 0, sizeof(*e));
 	if (!params_sane(p))
-		return fail(e, PLAN_BAD_PARAMS, 0, 0, p->huge_align);
+		return plan_fail(e, PLAN_BAD_PARAMS, 0, 0, p->huge_align);
 	if (check_page_shared(L, p, e) != 0)
 		return -1;
 	if (p->min_p_align == 0)

@@ -12,6 +12,18 @@
 
 #include "elfthp_core.h"
 
+/* A refusal, filled in; -1, so that a check can return it. */
+int
+plan_fail(struct plan_error *e, enum plan_err code, size_t index, size_t other,
+    uint64_t value)
+{
+	e->code = code;
+	e->index = index;
+	e->other = other;
+	e->value = value;
+	return -1;
+}
+
 
 /* What is wrong with the input's headers. */
 static bool

@@ -17,17 +17,6 @@
 #include "elfthp_core.h"
 #include "elfthp_util.h"
 
-static int
-fail(struct plan_error *e, enum plan_err code, size_t index, size_t other,
-    uint64_t value)
-{
-	e->code = code;
-	e->index = index;
-	e->other = other;
-	e->value = value;
-	return -1;
-}
-
 /* The largest address + size an ELF class can express: 2^32 or 2^64. */
 static bool
 fits_class(const struct elf_layout *L, uint64_t addr, uint64_t size)
@@ -42,13 +31,13 @@ check_one_load(const struct elf_layout *L, const struct seg_desc *s, size_t i,
     struct plan_error *e)
 {
 	if (s->filesz > s->memsz)
-		return fail(e, PLAN_FILESZ_GT_MEMSZ, i, 0, s->filesz);
+		return plan_fail(e, PLAN_FILESZ_GT_MEMSZ, i, 0, s->filesz);
 	if (!fits_class(L, s->vaddr, s->memsz))
-		return fail(e, PLAN_OVERFLOW, i, 0, s->vaddr);
+		return plan_fail(e, PLAN_OVERFLOW, i, 0, s->vaddr);
 	if (s->align > 1 && !is_pow2(s->align))
-		return fail(e, PLAN_BAD_ALIGN, i, 0, s->align);
+		return plan_fail(e, PLAN_BAD_ALIGN, i, 0, s->align);
 	if (!congruent(s->offset, s->vaddr, LAYOUT_MIN_PAGE))
-		return fail(e, PLAN_NOT_CONGRUENT, i, 0, LAYOUT_MIN_PAGE);
+		return plan_fail(e, PLAN_NOT_CONGRUENT, i, 0, LAYOUT_MIN_PAGE);
 	return 0;
 }
 
@@ -69,7 +58,7 @@ check_shdr_table(const struct elf_layout *L, struct plan_error *e)
 		return 0;
 	if (ranges_overlap(L->shoff, len, 0, L->ehdr_size) ||
 	    ranges_overlap(L->shoff, len, L->phoff, L->nsegs * L->phentsize))
-		return fail(e, PLAN_SHDRS_OVERLAP, SIZE_MAX, 0, L->shoff);
+		return plan_fail(e, PLAN_SHDRS_OVERLAP, SIZE_MAX, 0, L->shoff);
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 
@@ -77,7 +66,7 @@ check_shdr_table(const struct elf_layout *L, struct plan_error *e)
 		    ranges_overlap(L->shoff, len, s->offset, s->filesz) &&
 		    (L->shoff < s->offset ||
 		    !range_within(L->shoff - s->offset, len, s->filesz)))
-			return fail(e, PLAN_SHDRS_OVERLAP, i, 0, L->shoff);
+			return plan_fail(e, PLAN_SHDRS_OVERLAP, i, 0, L->shoff);
 	}
 	return 0;
 }
@@ -94,7 +83,7 @@ check_segments(const struct elf_layout *L, struct plan_error *e)
 
 		if (s->filesz > 0 && (s->filesz > L->file_size ||
 		    s->offset > L->file_size - s->filesz))
-			return fail(e, PLAN_PAST_EOF, i, 0, s->offset);
+			return plan_fail(e, PLAN_PAST_EOF, i, 0, s->offset);
 		if (s->type != PT_LOAD)
 			continue;
 		nload++;
@@ -102,7 +91,7 @@ check_segments(const struct elf_layout *L, struct plan_error *e)
 			return -1;
 	}
 	if (nload == 0)
-		return fail(e, PLAN_NO_LOAD, 0, 0, 0);
+		return plan_fail(e, PLAN_NO_LOAD, 0, 0, 0);
 	return 0;
 }
 
@@ -116,11 +105,11 @@ check_sections(const struct elf_layout *L, struct plan_error *e)
 
 		if (c->type != SHT_NULL && (c->flags & SHF_ALLOC) &&
 		    !fits_class(L, c->addr, c->size))
-			return fail(e, PLAN_SEC_OVERFLOW, i, 0, c->addr);
+			return plan_fail(e, PLAN_SEC_OVERFLOW, i, 0, c->addr);
 		if (c->type == SHT_NOBITS || c->type == SHT_NULL || c->size == 0)
 			continue;
 		if (c->size > L->file_size || c->offset > L->file_size - c->size)
-			return fail(e, PLAN_SEC_PAST_EOF, i, 0, c->offset);
+			return plan_fail(e, PLAN_SEC_PAST_EOF, i, 0, c->offset);
 	}
 	return 0;
 }
@@ -135,14 +124,14 @@ check_no_overlap(const struct elf_layout *L, struct plan_error *e)
 	int rc = 0;
 
 	if ((v = loads_sorted(L, false, &k)) == NULL)
-		return fail(e, PLAN_ENOMEM, 0, 0, 0);
+		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	for (i = 0; i < k && rc == 0; i++) {
 		const struct seg_desc *s = &L->segs[v[i].idx];
 
 		if (s->filesz == 0)
 			continue;
 		if (end > s->offset)
-			rc = fail(e, PLAN_OVERLAP, prev, v[i].idx, 0);
+			rc = plan_fail(e, PLAN_OVERLAP, prev, v[i].idx, 0);
 		end = s->offset + s->filesz;
 		prev = v[i].idx;
 	}
