@@ -116,6 +116,7 @@ PLANNER      = tests/unit/fixture_plan.c src/segment_pad.o src/core/layout.o \
 UNIT_test_segment_pad  = $(FIXTURE) $(PLANNER)
 UNIT_test_plan_check   = $(FIXTURE) $(PLANNER)
 UNIT_test_validate     = $(FIXTURE) $(PLANNER)
+UNIT_test_plan_refusals = $(FIXTURE) $(PLANNER)
 UNIT_test_compat       = $(FIXTURE) $(PLANNER) src/core/compat.o src/core/findings.o
 UNIT_test_geometry     = $(FIXTURE)
 UNIT_test_impact       = $(FIXTURE) $(PLANNER) src/core/impact.o
@@ -126,7 +127,8 @@ UNIT_test_pid_verdict  = $(FIXTURE) src/core/layout.o src/core/pid_verdict.o
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_geometry \
              tests/unit/test_impact tests/unit/test_compat \
              tests/unit/test_hugefs tests/unit/test_plan_check \
-             tests/unit/test_pid_verdict tests/unit/test_validate
+             tests/unit/test_pid_verdict tests/unit/test_validate \
+             tests/unit/test_plan_refusals
 # The write pass on images it builds with libelf: every object but main.o,
 # and the output writes wrapped so that it can make the Nth one fail.
 WRITE_TESTS = tests/test_rewrite
