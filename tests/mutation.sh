@@ -120,7 +120,7 @@ run_word() {
 		    tests/build) >>"$log" 2>&1 && return 0
 		rc=$?
 		bad=$(grep -m 1 '^FAIL - ' "$log" | sed 's/^FAIL - //' |
-		    cut -c 1-100)
+		    cut -c 1-80)
 		[ "$rc" -eq 124 ] && bad="timed out after ${LIMIT}s"
 		echo "$t${bad:+: $bad}"
 		return 1 ;;
