@@ -176,7 +176,7 @@ check: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
 
 # Deliberate bugs (tests/mutants/NAME), each built in a copy of this tree
 # (build/mutants/NAME), so the normal objects are never touched.
-mutation: elfthp-align $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
+mutation: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
 	@MUTANTS="$(MUTANTS)" bash tests/mutation.sh
 
 demo: elfthp-align

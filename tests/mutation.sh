@@ -17,14 +17,15 @@
 #   mutation: N of M caught
 # Exit 1 if any mutant survived, is stale (its find text is not in src/
 # exactly once) or did not build.  MUTANTS="a b" runs only those.
-# The tree must be built (make mutation builds it first).
+# The tests named must pass on the tree as it is (they are run there
+# first), and the tree must be built (make mutation builds it first).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
 OUT=$ROOT/build/mutants
 LIMIT=${MUTATION_TIMEOUT:-600}	# seconds per test command; longer is caught
 # The tested tool is the copy's own ./elfthp-align (lib.sh's default).
-unset ELFTHP_ALIGN INTEGRATION_RESULTS
+unset ELFTHP_ALIGN ELFTHP_ALIGN_HOOKED INTEGRATION_RESULTS
 
 # field FILE KEY: the value of "KEY: value" (everything after ": ").
 field() {
@@ -181,7 +182,21 @@ if [ -n "${MUTANTS:-}" ]; then
 else
 	set -- $(ls tests/mutants)
 fi
-total=0 caught=0 t0=$(date +%s)
+# A test that fails without any mutant would seem to catch them all: each
+# test the mutants name must pass on the tree as it is, first.
+words=$(for m in "$@"; do [ -f "tests/mutants/$m" ] &&
+    field "tests/mutants/$m" tests; done | tr " " "\n" | sort -u)
+t0=$(date +%s)
+: >"$OUT/baseline.log"
+for w in $words; do
+	by=$(run_word "$ROOT" "$w" "$OUT/baseline.log")
+	if [ $? -eq 1 ]; then
+		echo "mutation: $by fails without any mutant" \
+		    "($OUT/baseline.log): fix it first"
+		exit 1
+	fi
+done
+total=0 caught=0
 for m in "$@"; do
 	total=$((total + 1))
 	one "$m" && caught=$((caught + 1))
