@@ -117,6 +117,8 @@ run_word() {
 		done ;;
 	integration:*)
 		t=${w#integration:}
+		[ -f "$dir/tests/integration/$t" ] ||
+		    { echo "no tests/integration/$t"; return 2; }
 		(cd "$dir" && timeout "$LIMIT" bash "tests/integration/$t" \
 		    tests/build) >>"$log" 2>&1 && return 0
 		rc=$?
@@ -146,6 +148,14 @@ one() {
 		echo "BROKEN    $name: needs find:, replace: and tests: lines"
 		return 1
 	fi
+	for w in $tests; do
+		case $w in
+		unit | rewrite | measure) ;;
+		integration:test_*.sh) [ -f "tests/integration/${w#*:}" ] ||
+		    { echo "BROKEN    $name: no tests/integration/${w#*:}"; return 1; } ;;
+		*) echo "BROKEN    $name: unknown test word '$w'"; return 1 ;;
+		esac
+	done
 	n=$(count_in_src "$find")
 	if [ "$n" != 1 ]; then
 		echo "STALE     $name: its find text occurs $n times in src/**/*.c, not once: '$find'"
