@@ -8,10 +8,11 @@
 #                   tests/test_measure), then
 #                   integration tests on fixtures built here
 #                   ($(HOOKED), the tool with its test hooks, too)
-#   make mutation   the unit and write-pass tests again, built in build/mutant
-#                   with plan_verify stubbed to `return 0` (src/plan_check.c,
-#                   -DELFTHP_MUTANT_VERIFY): succeeds only if some of them
-#                   fail, and names them; fails if all pass with the mutant
+#   make mutation   each deliberate bug in tests/mutants/ (a safety check
+#                   removed) built in a copy of the tree, build/mutants/NAME,
+#                   and the tests it names run until one fails
+#                   (tests/mutation.sh); fails if any bug survives them all;
+#                   MUTANTS="NAME..." runs only those
 #   make demo       rewrite an embedded example and show what changed
 #   make docs-samples  regenerate the README's output samples from real runs
 #                   on the fixtures (scripts/docs-samples.sh; make check
@@ -203,30 +204,10 @@ check: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
 	@sh scripts/funcsize.sh
 	@sh tests/run.sh $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
 
-# The mutant: only plan_check.o differs, and it lives in build/mutant, so
-# the normal objects and test binaries are never touched.
-MUTANT            = build/mutant
-MUTANT_CHECK      = $(MUTANT)/plan_check.o
-MUTANT_WRITE_OBJS = $(filter-out src/core/plan_check.o,$(WRITE_OBJS)) $(MUTANT_CHECK)
-MUTANT_TESTS      = $(addprefix $(MUTANT)/,$(UNIT_TESTS) $(WRITE_TESTS))
-
-$(MUTANT_CHECK): src/core/plan_check.c src/core/plan_check.o
-	@mkdir -p $(@D)
-	$(CC) $(WARN) $(HARDEN_CFLAGS) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) $(CFLAGS) \
-	    -DELFTHP_MUTANT_VERIFY -c -o $@ $<
-
-$(MUTANT)/tests/unit/%: tests/unit/%.c $$(UNIT_$$*) $(MUTANT_CHECK)
-	@mkdir -p $(@D)
-	$(CC) $(WARN) $(HARDEN_CFLAGS) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) \
-	    $(HARDEN_LDFLAGS) $(LDFLAGS) -o $@ $< \
-	    $(subst src/core/plan_check.o,$(MUTANT_CHECK),$(UNIT_$*)) $(CMOCKA_LIBS) $(LDLIBS)
-
-$(MUTANT)/tests/test_rewrite: tests/test_rewrite.c $(MUTANT_WRITE_OBJS)
-	@mkdir -p $(@D)
-	$(call link_write_test,$(MUTANT_WRITE_OBJS))
-
-mutation: $(MUTANT_TESTS)
-	@sh tests/mutation.sh $(MUTANT_TESTS)
+# Deliberate bugs (tests/mutants/NAME), each built in a copy of this tree
+# (build/mutants/NAME), so the normal objects are never touched.
+mutation: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
+	@MUTANTS="$(MUTANTS)" bash tests/mutation.sh
 
 demo: elfthp-align
 	@sh examples/demo.sh

@@ -403,6 +403,40 @@ test_class32_address_wraps(void **state)
 	assert_int_equal(f->e.index, 2);
 }
 
+/* ELFCLASS64: an address plus a size past 2^64 is refused, not wrapped. */
+static void
+test_class64_address_wraps(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(8));
+
+	load(f, PF_R, 0, 0, 0x5f0);
+	load(f, PF_R | PF_X, 0x5f0, 0x15f0, M(4));
+	load(f, PF_R | PF_W, M(5), UINT64_MAX - K(64) + 1, 0x100);
+	f->segs[2].memsz = K(64);
+	expect_error(f, PLAN_OVERFLOW);
+	assert_int_equal(f->e.index, 2);
+}
+
+/*
+ * Two p_aligns of 2^63, both at addresses 0 modulo 2^63: the first moves
+ * its segment 2^63 - 4 KiB on, the second asks for as much again, to 2^64.
+ * Refused, not wrapped to a small offset inside the file.
+ */
+static void
+test_new_offset_past_2_64(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(8));
+	uint64_t half = UINT64_C(1) << 63;
+
+	load(f, PF_R, 0, M(1), 0x5f0);
+	load(f, PF_R | PF_X, K(4), half, K(4));
+	load(f, PF_R, K(8), 0, K(4));
+	f->segs[1].align = half;
+	f->segs[2].align = half;
+	expect_error(f, PLAN_OVERFLOW);
+	assert_int_equal(f->e.index, 2);
+}
+
 /* A p_align of 2^36 the offset does not meet: refused, and named. */
 static void
 test_growth_is_bounded(void **state)
@@ -561,6 +595,8 @@ main(void)
 		T(test_rejects_no_load),
 		T(test_class32_limit),
 		T(test_class32_address_wraps),
+		T(test_class64_address_wraps),
+		T(test_new_offset_past_2_64),
 		T(test_growth_is_bounded),
 		T(test_fallback_target_for_small_segments),
 		T(test_floor_alone_changes_nothing),
