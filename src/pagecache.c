@@ -280,16 +280,15 @@ smaps_header(const char *line, unsigned long long *start)
  * Can a mapping of ours show a PMD at all?  Not under PR_SET_THP_DISABLE,
  * which a parent's setting passes on: every look would then say "small"
  * while the page cache may hold huge folios that another process maps.
- * 0, or -1 with errno (EPERM: disabled) and *what naming it.
+ * A prctl that fails (a filter that denies it, a kernel before 3.15)
+ * says nothing either way: the looks themselves are then all there is.
+ * 0, or -1 with errno EPERM and *what saying why.
  */
 int
 pc_can_look(const char **what)
 {
-	int r = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
-
-	*what = "prctl(PR_GET_THP_DISABLE)";
-	if (r <= 0)
-		return r;
+	if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) <= 0)
+		return 0;
 	*what = "huge pages are disabled for this process (prctl "
 	    "PR_SET_THP_DISABLE, from its parent)";
 	errno = EPERM;
