@@ -15,6 +15,8 @@
 #   - ext4 mounted data=journal and btrfs, which keep no large folios:
 #     exit 1, 0 made huge, the reason names the file system, nothing read,
 #     the run after maps 0 kB;
+#   - a prctl that fails (ENOSYS injected by strace, as a system-call
+#     filter would) is no verdict: --warm warms as before;
 #   - huge pages disabled for the tool by its parent (PR_SET_THP_DISABLE,
 #     the thp_off.c launcher): none of its mappings can show a PMD, so
 #     --warm, -n --warm, the rewrite's page-cache step and --host exit 2
@@ -124,6 +126,17 @@ if mount_image ext4 "$E"; then
     drop_cache "$E/lld"
     run_kb "ext4: cold, before --warm" 0 "$E/lld"
     claims "ext4" "$E/lld" 0 "$NW"
+    # A prctl that fails (a system-call filter) says nothing: warm as before.
+    if command -v strace >/dev/null; then
+        drop_cache "$E/lld"
+        T_OUT=$(ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o /dev/null -e trace=prctl \
+            -e inject=prctl:error=ENOSYS "$TOOL" --warm "$E/lld" 2>&1); T_RC=$? T_ERR=""
+        assert "ext4, prctl failing (ENOSYS): --warm exits 0" tool_rc 0
+        assert "ext4, prctl failing: $NW made huge" equals "made huge in [$T_OUT]" \
+            "$(made_in_text "$T_OUT")" "$NW"
+    else
+        skip "ext4, prctl failing" "strace not installed"
+    fi
 else
     fail "ext4 image" "$WHY"
 fi
