@@ -8,7 +8,8 @@
 # readelf gives:
 #   - the control, ext4: cold (cache dropped, as a cp or a reboot leaves
 #     it) the run maps 0 kB; --warm exits 0, its text says "W made huge"
-#     and its JSON made_huge W; the run after it maps W x 2 MiB;
+#     and its JSON made_huge W; the run after it maps W x 2 MiB; the same
+#     for a cp whose dirty small folios --warm must write back to drop;
 #   - ext4 made with -O verity, where the kernel makes no large folios but
 #     the tool expects them (so it reads and measures): exit 1, 0 made
 #     huge in the text and the JSON, and the run after maps 0 kB;
@@ -126,6 +127,14 @@ if mount_image ext4 "$E"; then
     drop_cache "$E/lld"
     run_kb "ext4: cold, before --warm" 0 "$E/lld"
     claims "ext4" "$E/lld" 0 "$NW"
+    # Fresh from a cp: small folios, dirty.  They must reach the disk
+    # before they can be dropped and read again as huge folios.
+    cp "$REF" "$E/dirty" && chmod 755 "$E/dirty"
+    run_tool --warm --format json "$E/dirty"
+    assert "ext4, a cp not yet written back: --warm exits 0" tool_rc 0
+    assert "ext4, a cp not yet written back: made_huge $NW" equals "made_huge in $T_OUT" \
+        "$(json_field "$T_OUT" made_huge)" "$NW"
+    run_kb "ext4, a cp not yet written back: the run after --warm" $((NW * PMD_KB)) "$E/dirty"
     # A prctl that fails (a system-call filter) says nothing: warm as before.
     if command -v strace >/dev/null; then
         drop_cache "$E/lld"
