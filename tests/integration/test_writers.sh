@@ -11,6 +11,7 @@
 #         keeps its bytes, inode, owner and mode, no temporary file is
 #         left; -o makes nobody's file without the set-ID bits (the owner
 #         could not be kept), the same bytes as root's -o;
+#       - its own file of group root: in place refused the same way;
 #       - the control: its own 6755 file keeps 6755 in place, and root's
 #         -o of root's 4755 file keeps 4755;
 #   - stale temporary files (the sweep before a write): an old unlocked
@@ -129,6 +130,13 @@ else
             equals "owner and mode" "$(owner_mode "$D/prog")" "root:root $mode"
     done
     runs_like_original "$D/out" "nobody, -o"
+    # Its own file, but of a group it is not in: the group is part of
+    # the owner, and cannot be kept either.
+    fresh_dir
+    chown $NOBODY:$NOBODY "$D"
+    cp "$FX" "$D/prog" && chown $NOBODY:0 "$D/prog" && chmod 2755 "$D/prog"
+    refused_as_nobody "nobody, in place, its own 2755 file of group root" "$D/prog" \
+        "cannot keep the owner: Operation not permitted"
 
     # The controls: where the owner is kept, so are the set-ID bits.
     fresh_dir
