@@ -56,6 +56,20 @@ is_tmpfs(const struct fs_info *fs)
 	return strcmp(fs->type, "tmpfs") == 0 || strcmp(fs->type, "shmem") == 0;
 }
 
+/* opt is one of the comma-separated options of fs ("data=journal"). */
+static bool
+has_option(const struct fs_info *fs, const char *opt)
+{
+	size_t n = strlen(opt);
+	const char *p;
+
+	for (p = fs->options; (p = strstr(p, opt)) != NULL; p += n)
+		if ((p == fs->options || p[-1] == ',') &&
+		    (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 /* MADV_COLLAPSE on a regular (not tmpfs) file. */
 enum tri
 collapse_on_files(struct kernel_version v, enum tri ro_thp_for_fs)
@@ -92,6 +106,12 @@ fs_expect(const struct fs_info *fs, struct kernel_version v,
 		e->write = e->readahead = kernel_at_least(v, 6, 16) ? TRI_YES :
 		    TRI_NO;
 		e->why = "ext4 has large folios only from Linux 6.16";
+		/* Journalled data: ext4 turns large folios off for it. */
+		if (has_option(fs, "data=journal")) {
+			e->write = e->readahead = e->collapse = TRI_NO;
+			e->why = "ext4 mounted data=journal keeps no large "
+			    "folios";
+		}
 	} else if (strcmp(fs->type, "xfs") == 0) {
 		e->write = e->readahead = kernel_at_least(v, 5, 18) ? TRI_YES :
 		    TRI_NO;
@@ -220,14 +240,15 @@ glibc_aligns_libraries(const char *version)
 /*
  * Where to put a file whose file system keeps no huge folios.  ext4 does
  * from Linux 6.16 only: on an older kernel "ext4" is no advice for a file
- * on ext4 (measured by make check-vm on Debian's 6.1 and 6.12).
+ * on ext4 (measured by make check-vm on Debian's 6.1 and 6.12); nor
+ * is it mounted data=journal.
  */
 const char *
 fs_move_advice(const char *fs_type)
 {
 	if (strcmp(fs_type, "ext4") == 0)
 		return "put it on XFS or a tmpfs mounted huge=always, or run "
-		    "Linux 6.16 or later";
+		    "Linux 6.16 or later (and not data=journal)";
 	return "put it on XFS, ext4 with Linux 6.16 or later, or a tmpfs "
 	    "mounted huge=always";
 }

@@ -159,11 +159,17 @@ static void
 probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
 {
 	uint64_t size = 2 * pmd;
+	const char *what;
 	ssize_t put;
 	char *buf;
 	int fd;
 
 	memset(p, 0, sizeof(*p));
+	/* Its mappings would show no PMD, whatever the file system keeps. */
+	if (pc_can_look(&what) != 0) {
+		probe_failed(p, errno, what);
+		return;
+	}
 	if ((fd = probe_file(dir)) < 0) {
 		p->error = errno;
 		if (host_probe_broke(p))

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -273,6 +274,25 @@ smaps_header(const char *line, unsigned long long *start)
 	return isxdigit((unsigned char)line[0]) && dash != NULL &&
 	    space != NULL && dash < space &&
 	    sscanf(line, "%llx-%llx ", start, &end) == 2;
+}
+
+/*
+ * Can a mapping of ours show a PMD at all?  Not under PR_SET_THP_DISABLE,
+ * which a parent's setting passes on: every look would then say "small"
+ * while the page cache may hold huge folios that another process maps.
+ * A prctl that fails (a filter that denies it, a kernel before 3.15)
+ * says nothing either way: the looks themselves are then all there is.
+ * 0, or -1 with errno EPERM and *what saying why.
+ */
+int
+pc_can_look(const char **what)
+{
+	if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) <= 0)
+		return 0;
+	*what = "huge pages are disabled for this process (prctl "
+	    "PR_SET_THP_DISABLE, from its parent)";
+	errno = EPERM;
+	return -1;
 }
 
 /*

@@ -391,6 +391,7 @@ warm_range_k(struct warm_ctx *c, uint64_t k)
 static int
 warm_setup(struct warm_ctx *c, struct fs_info *fs)
 {
+	const char *what;
 	uint64_t pmd;
 
 	if (host_pmd_read(&pmd) != 0)
@@ -401,8 +402,9 @@ warm_setup(struct warm_ctx *c, struct fs_info *fs)
 		return failed(c, EINVAL, "the plan's PMD size");
 	if (fstat(c->fd, &c->st) != 0)
 		return failed(c, errno, "fstat");
-	const char *what;
-
+	/* Before anything is read: a look that cannot see a PMD is no look. */
+	if (pc_can_look(&what) != 0)
+		return failed(c, errno, what);
 	if (fs_identify(c->path, fs, &what) != 0)
 		return failed(c, errno, what);
 	snprintf(c->r->fs_type, sizeof(c->r->fs_type), "%s", fs->type);

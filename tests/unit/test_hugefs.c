@@ -63,10 +63,15 @@ test_expectations_by_type(void **state)
 {
 	struct fs_info ext4 = fs_of("ext4", ""), xfs = fs_of("xfs", ""),
 	    btrfs = fs_of("btrfs", ""), sq = fs_of("squashfs", ""),
-	    other = fs_of("overlay", "");
+	    other = fs_of("overlay", ""),
+	    journal = fs_of("ext4", ""), ordered = fs_of("ext4", "");
 	struct fs_expect e;
 
 	(void)state;
+	snprintf(journal.options, sizeof(journal.options), "%s",
+	    "rw,relatime,rw,nodelalloc,data=journal");
+	snprintf(ordered.options, sizeof(ordered.options), "%s",
+	    "rw,xdata=journal,data=ordered");
 	fs_expect(&ext4, k6_18, TRI_NO, &e);
 	assert_int_equal(e.write, TRI_YES);
 	assert_int_equal(e.readahead, TRI_YES);
@@ -75,6 +80,16 @@ test_expectations_by_type(void **state)
 	fs_expect(&ext4, k6_6, TRI_NO, &e);
 	assert_int_equal(e.write, TRI_NO);
 	assert_non_null(strstr(e.why, "6.16"));
+	/* Journalled data turns ext4's large folios off; "data=ordered" and
+	 * an option that only ends in it do not. */
+	fs_expect(&journal, k7_2, TRI_YES, &e);
+	assert_int_equal(e.write, TRI_NO);
+	assert_int_equal(e.readahead, TRI_NO);
+	assert_int_equal(e.collapse, TRI_NO);
+	assert_non_null(strstr(e.why, "data=journal"));
+	fs_expect(&ordered, k6_18, TRI_NO, &e);
+	assert_int_equal(e.readahead, TRI_YES);
+	assert_null(e.why);
 	fs_expect(&xfs, k6_6, TRI_UNKNOWN, &e);
 	assert_int_equal(e.write, TRI_YES);
 	assert_int_equal(e.collapse, TRI_UNKNOWN);
