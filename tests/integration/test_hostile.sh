@@ -89,6 +89,20 @@ T_ERR="elfthp-align: Y: wrong file"
 assert_not "sanity: one_error_line rejects another file's name" one_error_line X
 T_RC=139
 assert_not "sanity: no_crash rejects exit 139" no_crash
+# run_tool counts a run that says "internal error" as a failure (lib.sh),
+# unless the test expects it.
+printf '#!/bin/sh\necho "elfthp-align: $1: internal error: plan check failed" >&2\nexit 2\n' \
+    > "$WORK/says-internal-error"
+chmod 755 "$WORK/says-internal-error"
+internal_fails() {
+    local n
+    n=$( (TOOL=$WORK/says-internal-error FAIL=0; run_tool X > /dev/null; echo "$FAIL") )
+    [ "$n" -eq 1 ] && return 0
+    WHY="run_tool counted $n failures for an internal error"; return 1
+}
+assert "sanity: run_tool fails a run that says internal error" internal_fails
+n=$( (TOOL=$WORK/says-internal-error FAIL=0 EXPECT_INTERNAL_ERROR=1; run_tool X > /dev/null; echo "$FAIL") )
+assert "sanity: ... unless EXPECT_INTERNAL_ERROR is set" equals "failures" "$n" 0
 
 # --- the cases ---------------------------------------------------------------
 

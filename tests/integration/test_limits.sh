@@ -40,6 +40,7 @@ measured() {
     T_RC=$?
     T_OUT=$(cat "$WORK/.m.out") T_ERR=$(cat "$WORK/.m.err")
     PEAK_KB=$(tail -n 1 "$WORK/.peak" 2>/dev/null)
+    no_internal_error "$T_ERR" "$@"
 }
 
 peak_below() {
