@@ -29,7 +29,9 @@
 # Small checks (for assert): same_file, same_id, same_listing, equals WHAT
 #   GOT WANT, rc_is, tool_rc N, one_error_line, no_temp DIR (no NAME.elfthp-*
 #   or .elfthp-* left in DIR), no_temp_tree DIR (nor anywhere below it),
-#   tool_err_names, kb_is
+#   tool_err_names, kb_is, refused_as F MSG FIRST FORMAT (a refusal: exit 2,
+#   one message naming F that holds MSG, the same as FIRST; JSON's error
+#   object too)
 # Scratch space and cleanup
 #   $WORK                a scratch directory, removed at exit
 #   fresh [SRC]          new $WORK/fN with a copy of SRC (default $FX) as
@@ -583,6 +585,35 @@ tool_err_names() {
         *"elfthp-align: $1:"*) return 0 ;;
     esac
     WHY="stderr does not have 'elfthp-align: $1: ...': $(tool_said)"; return 1
+}
+
+# refused_as F MSG FIRST FORMAT: the last run_tool refused F: exit 2, one
+# stderr line "elfthp-align: F: M" where M holds MSG (the words a test
+# expects, e.g. from a generator's refusals.txt) and, when FIRST (the
+# first mode's M) is given, is FIRST; with FORMAT json, the file's JSON
+# object on stdout says "status":"error" with the message M.
+refused_as() {
+    local f=$1 msg=$2 first=$3 json=$4 m
+    if [ "$T_RC" -ne 2 ]; then WHY="expected exit 2: $(tool_said)"; return 1; fi
+    # one_error_line, without its grep: test_hostile.sh runs this 800 times.
+    if [[ $T_ERR != "elfthp-align: $f: "?* || $T_ERR == *$'\n'* ]]; then
+        WHY="stderr is not one line 'elfthp-align: $f: ...': $(tool_said)"; return 1
+    fi
+    m=${T_ERR#"elfthp-align: $f: "}
+    case $m in
+        *"$msg"*) ;;
+        *) WHY="the message does not say '$msg': $(tool_said)"; return 1 ;;
+    esac
+    if [ -n "$first" ] && [ "$m" != "$first" ]; then
+        WHY="another message than the first mode's [$first]: $(tool_said)"; return 1
+    fi
+    if [ "$json" = json ]; then
+        case $T_OUT in
+            *"\"file\":\"$f\",\"status\":\"error\",\"message\":\"$m\""*) ;;
+            *) WHY="no JSON error object with the message: $(tool_said)"; return 1 ;;
+        esac
+    fi
+    return 0
 }
 
 # --- scratch copies -------------------------------------------------------
