@@ -21,7 +21,11 @@ are sparse: their apparent size is far larger than what is on disk.
                 an offset that is not a multiple of 8 (accepted)
 
 cases.txt gets "NAME EXPECTED": refuse (exit 2 with one message) or accept
-(exit 0).  messages.txt names two more that cost nothing but were once
+(exit 0).  refusals.txt gets "NAME MODES MESSAGE" for each refused file:
+MESSAGE is what the tool says after "FILE: " (the start of it, where the
+rest depends on the host's limits); MODES is "all" (every mode refuses
+it) or "plan" (a refusal of the rewrite's plan, which --check --compat,
+planning nothing, need not share).  messages.txt names two more that cost nothing but were once
 misjudged: pinned-text (a first PT_LOAD that holds the headers and an
 incongruent 4 MiB text: only a relink helps) and align-unmet-first (a
 first PT_LOAD too small for a window whose p_align its offset does not
@@ -132,6 +136,7 @@ def text_file(cls=64, big=False, text=4 * MiB):
 def main(out):
     os.makedirs(out, exist_ok=True)
     cases = []
+    refusals = []   # (name, modes, message): see refusals.txt above
 
     # PT_DYNAMIC claims 5 GiB of a sparse 5 GiB file.
     e = text_file()
@@ -147,6 +152,8 @@ def main(out):
     e.write(os.path.join(out, "shnum-4m"), 64, shoff=shoff, shnum=0,
             size=shoff + n * 64)
     cases.append(("shnum-4m", "refuse"))
+    refusals.append(("shnum-4m", "all", "4194304 section headers: more than "
+                     "the 262144 this tool reads"))
 
     # 65534 PT_LOADs of 16 bytes each, 64 KiB apart in memory.
     e = Elf()
@@ -186,6 +193,8 @@ def main(out):
     e.load(PF_R | PF_W, 0x401100, 0x10000000000 + 0x2100, 0x100, align=1 << 36)
     e.write(os.path.join(out, "grow-align"), 64, size=0x402000)
     cases.append(("grow-align", "refuse"))
+    refusals.append(("grow-align", "plan", "PT_LOAD 2: its alignment would "
+                     "grow the file by 68715286528 bytes, more than the"))
 
     # A .comment with sh_addralign 1 GiB after the last PT_LOAD.
     e = text_file()
@@ -195,12 +204,17 @@ def main(out):
     e.write(os.path.join(out, "grow-section"), 64, shoff=0x401040,
             size=0x401040 + 2 * 64)
     cases.append(("grow-section", "refuse"))
+    refusals.append(("grow-section", "plan", "the alignment (sh_addralign) of "
+                     "the sections after the last PT_LOAD would grow the file "
+                     "by 1073741824 bytes, more than the"))
 
     # ELF32 big-endian: RW p_vaddr + p_memsz passes 2^32.
     e = text_file(cls=32, big=True)
     e.load(PF_R | PF_W, 0x401000, 0x10402000, 0x100, 0xffffffff)
     e.write(os.path.join(out, "elf32-wrap"), 52, size=0x402000, machine=20)
     cases.append(("elf32-wrap", "refuse"))
+    refusals.append(("elf32-wrap", "all", "PT_LOAD 2: address or offset "
+                     "overflows the ELF class"))
 
     # A valid file whose section header table is at an odd offset.
     e = text_file()
@@ -242,6 +256,9 @@ def main(out):
     with open(os.path.join(out, "cases.txt"), "w") as f:
         for name, want in cases:
             f.write("%s %s\n" % (name, want))
+    with open(os.path.join(out, "refusals.txt"), "w") as f:
+        for name, modes, msg in refusals:
+            f.write("%s %s %s\n" % (name, modes, msg))
 
 
 if __name__ == "__main__":

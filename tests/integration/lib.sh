@@ -18,7 +18,9 @@
 #   check_elflint ORIG NEW
 #   run_same ORIG NEW [RUNNER...]
 # Tool and ELF helpers
-#   run_tool ARGS...     sets T_RC, T_OUT, T_ERR (stdout, stderr)
+#   run_tool ARGS...     sets T_RC, T_OUT, T_ERR (stdout, stderr); a run
+#                        that prints "internal error" is a failure unless
+#                        EXPECT_INTERNAL_ERROR is set (no_internal_error)
 #   elf_phdrs FILE       "idx type offset vaddr paddr filesz memsz flags align"
 #   elf_sections FILE    "idx name type addr offset size"
 #   count_eligible FILE [ALIGN]  sets ELIG_N, ELIG_W, ELIG_CHANGE (headers
@@ -27,7 +29,9 @@
 # Small checks (for assert): same_file, same_id, same_listing, equals WHAT
 #   GOT WANT, rc_is, tool_rc N, one_error_line, no_temp DIR (no NAME.elfthp-*
 #   or .elfthp-* left in DIR), no_temp_tree DIR (nor anywhere below it),
-#   tool_err_names, kb_is
+#   tool_err_names, kb_is, refused_as F MSG FIRST FORMAT (a refusal: exit 2,
+#   one message naming F that holds MSG, the same as FIRST; JSON's error
+#   object too)
 # Scratch space and cleanup
 #   $WORK                a scratch directory, removed at exit
 #   fresh [SRC]          new $WORK/fN with a copy of SRC (default $FX) as
@@ -209,13 +213,31 @@ set_runner() {
 # --- running the tool ----------------------------------------------------
 
 # run_tool ARGS...: run the tool (limit $T_TIMEOUT s, default 120); T_RC,
-# T_OUT, T_ERR.  rc 124 means it was killed for running too long.
+# T_OUT, T_ERR.  rc 124 means it was killed for running too long.  A run
+# that says "internal error" is counted as a failure here (no_internal_error).
 run_tool() {
     timeout "${T_TIMEOUT:-120}" "$TOOL" "$@" > "$WORK/.tool.out" 2> "$WORK/.tool.err" < /dev/null
     T_RC=$?
-    T_OUT=$(cat "$WORK/.tool.out")
-    T_ERR=$(cat "$WORK/.tool.err")
+    T_OUT=$(< "$WORK/.tool.out")
+    T_ERR=$(< "$WORK/.tool.err")
     rm -f "$WORK/.tool.out" "$WORK/.tool.err"
+    no_internal_error "$T_ERR" "$@"
+}
+
+# no_internal_error STDERR ARGS...: "internal error" is what the tool says
+# when its own checks catch a bug of its own (the plan check before a
+# write): whatever the input, that is a failure of the test, counted at
+# once with the arguments of the run.  A test that provokes one on purpose
+# sets EXPECT_INTERNAL_ERROR=1 around that run.  Scripts that run the tool
+# without run_tool pass its stderr here.
+no_internal_error() {
+    local err=$1; shift
+    case $err in
+        *"internal error"*) ;;
+        *) return 0 ;;
+    esac
+    [ -n "${EXPECT_INTERNAL_ERROR:-}" ] && return 0
+    fail "no internal error from elfthp-align $*" "stderr: $(printf '%s' "$err" | head -3 | tr '\n' ' ')"
 }
 
 # tool_said: the last run_tool's output, for failure reasons.
@@ -563,6 +585,35 @@ tool_err_names() {
         *"elfthp-align: $1:"*) return 0 ;;
     esac
     WHY="stderr does not have 'elfthp-align: $1: ...': $(tool_said)"; return 1
+}
+
+# refused_as F MSG FIRST FORMAT: the last run_tool refused F: exit 2, one
+# stderr line "elfthp-align: F: M" where M holds MSG (the words a test
+# expects, e.g. from a generator's refusals.txt) and, when FIRST (the
+# first mode's M) is given, is FIRST; with FORMAT json, the file's JSON
+# object on stdout says "status":"error" with the message M.
+refused_as() {
+    local f=$1 msg=$2 first=$3 json=$4 m
+    if [ "$T_RC" -ne 2 ]; then WHY="expected exit 2: $(tool_said)"; return 1; fi
+    # one_error_line, without its grep: test_hostile.sh runs this 800 times.
+    if [[ $T_ERR != "elfthp-align: $f: "?* || $T_ERR == *$'\n'* ]]; then
+        WHY="stderr is not one line 'elfthp-align: $f: ...': $(tool_said)"; return 1
+    fi
+    m=${T_ERR#"elfthp-align: $f: "}
+    case $m in
+        *"$msg"*) ;;
+        *) WHY="the message does not say '$msg': $(tool_said)"; return 1 ;;
+    esac
+    if [ -n "$first" ] && [ "$m" != "$first" ]; then
+        WHY="another message than the first mode's [$first]: $(tool_said)"; return 1
+    fi
+    if [ "$json" = json ]; then
+        case $T_OUT in
+            *"\"file\":\"$f\",\"status\":\"error\",\"message\":\"$m\""*) ;;
+            *) WHY="no JSON error object with the message: $(tool_said)"; return 1 ;;
+        esac
+    fi
+    return 0
 }
 
 # --- scratch copies -------------------------------------------------------

@@ -170,7 +170,7 @@ assert "-o with -f: refused (exit 2)" tool_rc 2
 
 # Every source file names its license.
 no_spdx=$(cd "$REPO_ROOT" && git ls-files 2>/dev/null |
-    grep -E '\.(c|h|sh|py|go|1)$|(^|/)Makefile$|^\.ci/run$|elfthp-link$' |
+    grep -E '\.(c|h|sh|py|pl|go|1)$|(^|/)Makefile$|^\.ci/run$|elfthp-link$' |
     while read -r f; do grep -q 'SPDX-License-Identifier: BSD-2-Clause' "$f" || echo "$f"; done)
 if ! (cd "$REPO_ROOT" && git rev-parse --git-dir > /dev/null 2>&1); then
     skip "SPDX lines" "not a git checkout"

@@ -7,9 +7,17 @@
 # that "handled" cases really move a segment, and from a small hello world)
 # into a scratch directory.  Each case is run in place and with -o, each in
 # a directory of its own:
-#   refuse:  exit 2; stderr is one line "elfthp-align: PATH: ..."; the file
-#            is byte-identical; no -o output; the directory listing is
-#            unchanged (no FILE.elfthp-* left); no crash (exit < 128).
+#   refuse:  in every mode (rewrite in place and with -o, -n, --check,
+#            --check --compat with 4k and 16k pages, --report, --warm,
+#            --warm -n), as text and as --format json: exit 2; stderr is one
+#            line "elfthp-align: PATH: MESSAGE", where MESSAGE holds the
+#            words gen.sh's refusals.txt gives for the case (the problem
+#            and the header it names) and is the same in every mode; JSON
+#            has the file's error object with that message; the file is
+#            byte-identical; nothing is written beside it (no -o output, no
+#            FILE.elfthp-* left); no crash (exit < 124).  A refusal of the
+#            rewrite's plan ("plan" in refusals.txt) is not one of --compat,
+#            which plans nothing: there the file is only not touched.
 #   handled: exit 0; the output is valid (readelf -lW reads it, eligible
 #            PT_LOADs congruent, segment and section bytes preserved); -o
 #            leaves the input byte-identical and writes the same bytes as
@@ -18,9 +26,11 @@
 #   skip:    not ELF, or not a program: in every mode (rewrite, -n, -o,
 #            --report, --check, --compat, --warm) exit 0, one stdout line
 #            "PATH: skipped: not an ...", nothing on stderr, nothing written.
-# --warm on each: refused cases exit 2 with the same one-line message,
-# handled ones exit 0 or 1; never a crash, and the file is unchanged.
+# --warm on each handled case exits 0 or 1; never a crash, and the file is
+# unchanged.
 # Handled cases also get a second run, which must find nothing to do.
+# HOSTILE_CASES="NAME..." runs only those cases (and no found input): a
+# quick look at one refusal, e.g. while working on its check.
 # Then every file in tests/hostile/found/ (inputs the fuzzer found) is run
 # in place and with -o: exit 0 or 2, never a crash; a refused file is
 # byte-identical with no temporary file left; an accepted one reads with
@@ -89,43 +99,82 @@ T_ERR="elfthp-align: Y: wrong file"
 assert_not "sanity: one_error_line rejects another file's name" one_error_line X
 T_RC=139
 assert_not "sanity: no_crash rejects exit 139" no_crash
+# run_tool counts a run that says "internal error" as a failure (lib.sh),
+# unless the test expects it.
+printf '#!/bin/sh\necho "elfthp-align: $1: internal error: plan check failed" >&2\nexit 2\n' \
+    > "$WORK/says-internal-error"
+chmod 755 "$WORK/says-internal-error"
+internal_fails() {
+    local n
+    n=$( (TOOL=$WORK/says-internal-error FAIL=0; run_tool X > /dev/null; echo "$FAIL") )
+    [ "$n" -eq 1 ] && return 0
+    WHY="run_tool counted $n failures for an internal error"; return 1
+}
+assert "sanity: run_tool fails a run that says internal error" internal_fails
+n=$( (TOOL=$WORK/says-internal-error FAIL=0 EXPECT_INTERNAL_ERROR=1; run_tool X > /dev/null; echo "$FAIL") )
+assert "sanity: ... unless EXPECT_INTERNAL_ERROR is set" equals "failures" "$n" 0
 
 # --- the cases ---------------------------------------------------------------
 
-# refuse_case NAME FILE: FILE must be refused in place and with -o.
+# The modes a refused file is run in, one a line: the label, then the
+# arguments ("OUT" stands for an output path beside the file).  --format
+# json runs of each mode follow the text ones.
+REFUSE_MODES='rewrite|
+-o|-o OUT
+-n|-n
+--check|--check
+--check --compat 4k|--check --compat --page-size 4k
+--check --compat 16k|--check --compat --page-size 16k
+--report|--report
+--warm|--warm
+--warm -n|--warm -n'
+
+# alone DIR NAME: DIR holds NAME and nothing else (no output, no temporary
+# file), seen without a fork.
+alone() {
+    local -a all
+    shopt -s nullglob dotglob
+    all=("$1"/*)
+    shopt -u nullglob dotglob
+    [ "${#all[@]}" -eq 1 ] && [ "${all[0]}" = "$1/$2" ] && return 0
+    WHY="$1 holds: ${all[*]##*/}"; return 1
+}
+
+# refuse_case NAME FILE MODES MSG: FILE is refused in every mode of
+# REFUSE_MODES, text and JSON, with one message that holds MSG, the same in
+# every mode; the file stays byte-identical and nothing is left beside it
+# (no output, no temporary file).  MODES "plan": a refusal of the rewrite's
+# plan, which --check --compat (it plans nothing: does the file load?)
+# need not share; there it must only not crash nor touch the file.
 refuse_case() {
-    local name=$1 src=$2 d f saved l
+    local name=$1 src=$2 modes=$3 msg=$4 d f saved label args fmt first="" m
     d=$WORK/case/$name
     mkdir -p "$d" && cp "$src" "$d/$name" || { fail "$name: setup" "cp failed"; return; }
     f=$d/$name
     saved=$WORK/case/$name.saved
     cp "$f" "$saved"
-    l=$(listing "$d")
 
-    run_tool "$f"
-    assert "$name: no crash" no_crash
-    assert "$name: exits 2" tool_rc 2
-    assert "$name: one message naming the file" one_error_line "$f"
-    assert "$name: file byte-identical" same_file "$saved" "$f"
-    assert "$name: directory unchanged" same_listing "$d" "$l"
-
-    # -o on the original, whatever the in-place run did.
-    cp "$saved" "$f"
-    run_tool -o "$d/out" "$f"
-    assert "$name, -o: no crash" no_crash
-    assert "$name, -o: exits 2" tool_rc 2
-    assert "$name, -o: one message naming the file" one_error_line "$f"
-    [ ! -e "$d/out" ] && pass "$name, -o: no output created" ||
-        fail "$name, -o: no output created" "$(ls -l "$d/out")"
-    assert "$name, -o: file byte-identical" same_file "$saved" "$f"
-    assert "$name, -o: directory unchanged" same_listing "$d" "$l"
-
-    # --warm, like every mode, refuses what is malformed.
-    run_tool --warm "$f"
-    assert "$name, --warm: no crash" no_crash
-    assert "$name, --warm: exits 2" tool_rc 2
-    assert "$name, --warm: one message naming the file" one_error_line "$f"
-    assert "$name, --warm: file byte-identical" same_file "$saved" "$f"
+    for fmt in text json; do
+        while IFS='|' read -r label args; do
+            args=${args//OUT/$d/out}
+            m="$name, $label"
+            [ "$fmt" = json ] && m="$m --format json"
+            # shellcheck disable=SC2086
+            run_tool $args --format "$fmt" "$f"
+            assert "$m: no crash" no_crash
+            if [ "$modes" = plan ] && [[ $label = *--compat* ]]; then
+                case $T_RC in
+                    0|1|3) pass "$m: a plan refusal, not one of --compat: exit $T_RC" ;;
+                    *) fail "$m: exits 0, 1 or 3" "$(tool_said)" ;;
+                esac
+            elif assert "$m: refused, exit 2, the message says '$msg'" \
+                    refused_as "$f" "$msg" "$first" "$fmt"; then
+                [ -n "$first" ] || first=${T_ERR#"elfthp-align: $f: "}
+            fi
+            assert "$m: file byte-identical" same_file "$saved" "$f" || cp "$saved" "$f"
+            assert "$m: nothing written beside it" alone "$d" "$name"
+        done <<< "$REFUSE_MODES"
+    done
     rm -rf "$d" "$saved"
 }
 
@@ -227,12 +276,27 @@ skip_case() {
     rm -rf "$d" "$saved"
 }
 
+# refusals.txt: the message of each refused case, and its modes.
+declare -A REFUSAL_MSG REFUSAL_MODES
+while read -r name modes msg; do
+    REFUSAL_MSG[$name]=$msg REFUSAL_MODES[$name]=$modes
+done < "$H/refusals.txt"
+
 mkdir -p "$WORK/case"
 while read -r name expected; do
     [ -n "$name" ] || continue
+    if [ -n "${HOSTILE_CASES:-}" ] && [[ " $HOSTILE_CASES " != *" $name "* ]]; then
+        continue
+    fi
     echo "# case $name ($expected)"
     case $expected in
-        refuse) refuse_case "$name" "$H/$name" ;;
+        refuse)
+            if [ -z "${REFUSAL_MSG[$name]:-}" ]; then
+                fail "$name: refusals.txt gives its message" "none for $name"
+            else
+                refuse_case "$name" "$H/$name" "${REFUSAL_MODES[$name]}" \
+                    "${REFUSAL_MSG[$name]}"
+            fi ;;
         skip) skip_case "$name" "$H/$name" ;;
         handled) handled_case "$name" "$H/$name" ;;
         *) fail "$name: cases.txt" "unknown expectation '$expected'" ;;
@@ -291,7 +355,7 @@ found_case() {
 }
 
 nfound=0
-if [ -d "$FOUND" ]; then
+if [ -d "$FOUND" ] && [ -z "${HOSTILE_CASES:-}" ]; then
     for src in "$FOUND"/*; do
         [ -f "$src" ] || continue
         case $(basename "$src") in README*|*.txt|*.md) continue ;; esac

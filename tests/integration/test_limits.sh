@@ -14,6 +14,9 @@
 #   - leave the input byte-identical, and no output or temporary file
 #     where it refused; an accepted rewrite keeps the input's holes (the
 #     5 GiB file stays a few blocks on disk).
+# A refused file is then run in every mode (also in place, --warm -n and
+# --check --compat), text and JSON: the same message in each, holding the
+# words gen-cost.py's refusals.txt gives.
 # Time is not a goal here (bench/ measures it); the limit only catches
 # what would not finish.
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +43,7 @@ measured() {
     T_RC=$?
     T_OUT=$(cat "$WORK/.m.out") T_ERR=$(cat "$WORK/.m.err")
     PEAK_KB=$(tail -n 1 "$WORK/.peak" 2>/dev/null)
+    no_internal_error "$T_ERR" "$@"
 }
 
 peak_below() {
@@ -146,4 +150,38 @@ while read -r name want; do
     assert "$name: no temporary file" no_temp "$WORK"
     rm -f "$f" "$WORK/out-$name"
 done < "$G/cases.txt"
+
+# Each refused file in every other mode too (in place, --warm -n,
+# --check --compat on 4 KiB and 16 KiB pages), and each mode as JSON: exit
+# 2 with the same message, which holds the words refusals.txt gives; the
+# file untouched, nothing beside it.  A plan refusal ("plan") is not one of
+# --compat, which plans nothing.  A machine that runs no 16 KiB pages
+# (elf32-wrap is ppc) is a counted skip for those.
+while read -r name modes msg; do
+    f=$WORK/case-$name
+    sparse_copy "$G/$name" "$f" || { fail "$name: copy" "cp failed"; continue; }
+    sum=$(sparse_sum "$f") first=""
+    for fmt in text json; do
+        for mode in "" -n --check --report --warm "--warm -n" \
+            "--check --compat --page-size 4k" "--check --compat --page-size 16k"; do
+            d="$name ${mode:-in place} --format $fmt"
+            # shellcheck disable=SC2086
+            run_tool $mode --format "$fmt" "$f"
+            if [[ $mode = *--compat* ]] && [[ $T_ERR = *"kernels do not run pages of"* ]]; then
+                skip "$d: refused" "$T_ERR"
+            elif [ "$modes" = plan ] && [[ $mode = *--compat* ]]; then
+                [ "$T_RC" -lt 124 ] && [ "$T_RC" -ne 2 ] &&
+                    pass "$d: a plan refusal, not one of --compat: exit $T_RC" ||
+                    fail "$d: exits 0, 1 or 3" "$(tool_said)"
+            elif assert "$d: refused, exit 2, the message says '$msg'" \
+                    refused_as "$f" "$msg" "$first" "$fmt"; then
+                [ -n "$first" ] || first=${T_ERR#"elfthp-align: $f: "}
+            fi
+        done
+    done
+    assert "$name, every mode: the input is byte-identical (data, holes, mtime)" \
+        equals "sum" "$(sparse_sum "$f")" "$sum"
+    assert "$name, every mode: no temporary file" no_temp "$WORK"
+    rm -f "$f"
+done < "$G/refusals.txt"
 finish
