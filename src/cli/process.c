@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
- * One file through the passes: open, read, plan, then the mode's action
- * (rewrite, --report, --check or --warm).  Output goes to the streams given, so that
- * parallel workers can collect it and the runner can print it in order.
+ * One file through the passes: open, read, validate (the door, in every
+ * mode), plan, check, then the mode's action (rewrite, --report, --check
+ * or --warm).  Output goes to the streams given, so that parallel workers
+ * can collect it and the runner can print it in order.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "elfthp_cli.h"
