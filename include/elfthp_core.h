@@ -180,6 +180,8 @@ enum plan_err {
 	PLAN_SPLIT_PHDRS,
 	PLAN_SHDRS_OVERLAP,
 	PLAN_SHDRS_IN_LOAD,	/* in a PT_LOAD, and sections would move */
+	PLAN_SHDRS_OVER_SECTION,	/* shares bytes with a section it is
+				   not wholly inside */
 	PLAN_TOO_BIG,
 	PLAN_PAGE_SHARED,
 	PLAN_GROWTH,		/* a header asks for padding beyond the limit */

@@ -75,6 +75,22 @@ check_shdrs_kept(const struct elf_layout *L, const struct plan *P,
  * PT_PHDR) is a segment's bytes like any other, and moves with them: it
  * pins nothing, and e_phoff follows it.
  */
+/*
+ * The first PT_LOAD with file bytes, by offset: it never moves (the check
+ * pass holds the planner to that), even where an empty PT_LOAD sorts
+ * before it.  Its index in order, or nload.
+ */
+static size_t
+first_with_bytes(const struct elf_layout *L, const struct load_ref *order,
+    size_t nload)
+{
+	size_t k;
+
+	for (k = 0; k < nload && L->segs[order[k].idx].filesz == 0; k++)
+		;
+	return k;
+}
+
 static uint64_t
 pinned_end(const struct elf_layout *L, const struct load_ref *order,
     size_t nload)
@@ -135,13 +151,13 @@ judge_loads(const struct elf_layout *L, const struct plan_params *p,
     const struct load_ref *order, size_t nload, struct plan *P)
 {
 	uint64_t hdr_end = pinned_end(L, order, nload);
-	size_t k;
+	size_t k, first = first_with_bytes(L, order, nload);
 
 	P->base_aligned_now = base_aligned(L, NULL, p->huge_align);
 	for (k = 0; k < nload; k++) {
 		const struct seg_desc *s = &L->segs[order[k].idx];
 		struct seg_plan *sp = &P->segs[order[k].idx];
-		bool pinned = k == 0 || s->offset < hdr_end;
+		bool pinned = k <= first || s->offset < hdr_end;
 		uint64_t w = windows_in(s->vaddr, s->filesz, p->huge_align);
 
 		choose_target(s, pinned, p, sp);
@@ -203,7 +219,7 @@ place_loads(const struct elf_layout *L, const struct plan_params *p,
     struct plan_error *e)
 {
 	uint64_t hdr_end = pinned_end(L, order, nload), delta = 0, next;
-	size_t k;
+	size_t k, first = first_with_bytes(L, order, nload);
 
 	if (add_shift(P, 0, 0) != 0)
 		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
@@ -215,7 +231,7 @@ place_loads(const struct elf_layout *L, const struct plan_params *p,
 		if (s->filesz == 0)
 			continue;
 		next = s->offset;
-		if (k > 0 && s->offset >= hdr_end && next_congruent(s->offset +
+		if (k > first && s->offset >= hdr_end && next_congruent(s->offset +
 		    delta, s->vaddr, modulus_for(s, sp, p), &next) != 0)
 			return plan_fail(e, PLAN_OVERFLOW, i, 0, s->offset);
 		delta = next - s->offset;

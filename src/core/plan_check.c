@@ -191,8 +191,11 @@ check_shdrs_apart(const struct elf_layout *L, const struct plan *P,
 		    P->segs[i].new_offset, L->segs[i].filesz) &&
 		    !shdrs_inside_as_before(L, P, i, len))
 			return bad(e, "section headers over a PT_LOAD", i);
+	/* SHT_NULL entries are inactive (gABI): their fields mean nothing,
+	 * as check_sections treats them. */
 	for (i = 0; i < L->nsecs; i++)
-		if (L->secs[i].type != SHT_NOBITS && ranges_meet(P->new_shoff,
+		if (L->secs[i].type != SHT_NOBITS &&
+		    L->secs[i].type != SHT_NULL && ranges_meet(P->new_shoff,
 		    len, P->sec_offset[i], L->secs[i].size) &&
 		    !(L->shoff >= L->secs[i].offset && P->new_shoff -
 		    P->sec_offset[i] == L->shoff - L->secs[i].offset))

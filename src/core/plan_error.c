@@ -151,6 +151,10 @@ layout_error(const struct plan_error *e, char *buf, size_t len)
 			snprintf(buf, len, "section header table (at 0x%llx) "
 			    "overlaps PT_LOAD %zu", v, e->index);
 		break;
+	case PLAN_SHDRS_OVER_SECTION:
+		snprintf(buf, len, "section header table (at 0x%llx) overlaps "
+		    "section %zu", v, e->index);
+		break;
 	case PLAN_SHDRS_IN_LOAD:
 		snprintf(buf, len, "the section header table (at 0x%llx) lies "
 		    "inside PT_LOAD %zu, and section %zu would move: its entry "

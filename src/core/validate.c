@@ -42,6 +42,30 @@ check_one_load(const struct elf_layout *L, const struct seg_desc *s, size_t i,
 }
 
 /*
+ * Nor may the table share bytes with a section, unless it lies wholly
+ * inside it (then it is that section's bytes and moves with them): the
+ * write would overwrite the one with the other.
+ */
+static int
+check_shdrs_vs_sections(const struct elf_layout *L, uint64_t len,
+    struct plan_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsecs; i++) {
+		const struct sec_desc *c = &L->secs[i];
+
+		if (c->type != SHT_NOBITS && c->type != SHT_NULL &&
+		    ranges_overlap(L->shoff, len, c->offset, c->size) &&
+		    (L->shoff < c->offset ||
+		    !range_within(L->shoff - c->offset, len, c->size)))
+			return plan_fail(e, PLAN_SHDRS_OVER_SECTION, i, 0,
+			    L->shoff);
+	}
+	return 0;
+}
+
+/*
  * The section header table is rewritten after the program headers and the
  * segments' bytes: sharing bytes with the headers, one write would undo
  * the other; refuse it.  Inside a PT_LOAD is legal (Go's linker puts it in
@@ -68,7 +92,7 @@ check_shdr_table(const struct elf_layout *L, struct plan_error *e)
 		    !range_within(L->shoff - s->offset, len, s->filesz)))
 			return plan_fail(e, PLAN_SHDRS_OVERLAP, i, 0, L->shoff);
 	}
-	return 0;
+	return check_shdrs_vs_sections(L, len, e);
 }
 
 

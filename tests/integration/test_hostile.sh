@@ -35,7 +35,9 @@
 # in place and with -o: exit 0 or 2, never a crash; a refused file is
 # byte-identical with no temporary file left; an accepted one reads with
 # readelf, keeps its segment and section bytes and program header fields,
-# and a second run on it would do nothing.
+# and a second run on it would do nothing; and -n with --page-size 4k, 16k
+# and 64k (the fuzzer's page sizes) gives a verdict, never an internal
+# error.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
 need_tool
@@ -351,6 +353,18 @@ found_case() {
         assert "$name: refused file byte-identical" same_file "$saved" "$f"
     fi
     assert "$name: no temporary file left" same_listing "$d" "$l"
+
+    # The page sizes the fuzzer plans for too: a refusal or a plan, never
+    # an internal error (run_tool fails the test on one).
+    for p in 4k 16k 64k; do
+        cp "$saved" "$f"
+        run_tool -n --page-size "$p" "$f"
+        assert "$name, -n --page-size $p: no crash" no_crash
+        case $T_RC in
+            0|2|3) pass "$name, -n --page-size $p: a verdict (exit $T_RC)" ;;
+            *) fail "$name, -n --page-size $p: a verdict" "$(tool_said)" ;;
+        esac
+    done
     rm -rf "$d" "$saved"
 }
 

@@ -569,10 +569,34 @@ test_shdrs_across_a_load_end(void **state)
 	assert_int_equal(f->e.index, 0);
 }
 
+/*
+ * An empty PT_LOAD at offset 0 sorts first; the first PT_LOAD with file
+ * bytes still never moves (the check pass refuses a plan that moves it).
+ * A fuzzer's aarch64 file: with --page-size 4k the planner moved it to
+ * be congruent modulo 64 KiB, and the check pass said "internal error".
+ */
+static void
+test_first_load_with_bytes_stays(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(8));
+	struct plan_params p = arm64;	/* 64 KiB pages: 0x620 would move */
+	size_t empty, text;
+
+	f->L.machine = EM_AARCH64;
+	empty = seg(f, PT_LOAD, PF_R, 0, 0, 0, 0, UINT64_C(1) << 35);
+	text = load(f, PF_R | PF_X, 0x620, 0x1620, M(4));
+	load(f, PF_R, M(5), M(5) + K(4), K(16));
+	p.min_p_align = K(4);
+	plan_ok(f, &p);
+	assert_int_equal(f->P.segs[text].new_offset, 0x620);
+	assert_int_equal(f->P.segs[empty].new_offset, 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		T(test_first_load_with_bytes_stays),
 		cmocka_unit_test(test_windows_arithmetic),
 		T(test_gnu_ld_layout_changes_only_p_align),
 		T(test_lld_layout_pads_text),

@@ -219,6 +219,30 @@ test_shdrs_overlap(void **state)
 	accepted(f);
 }
 
+static void
+test_shdrs_over_a_section(void **state)
+{
+	struct fixture *f = base(state);
+	size_t s;
+
+	sec(f, SHT_NULL, 0, 0, 0, 0, 0);
+	s = sec(f, SHT_PROGBITS, 0, 0, SIZE - K(64), 16, 1);
+	f->L.shentsize = 64;
+	f->L.shoff = SIZE - K(64) + 16;	/* right after the section */
+	accepted(f);
+	f->L.shoff--;			/* its last byte */
+	refused(f, PLAN_SHDRS_OVER_SECTION, "overlaps section 1");
+	/* Wholly inside a section, it is that section's bytes: legal. */
+	f->secs[s].size = K(4);
+	f->L.shoff = SIZE - K(64) + 64;
+	accepted(f);
+	/* An SHT_NULL entry is inactive: its range means nothing. */
+	f->secs[s].type = SHT_NULL;
+	f->secs[s].size = 16;
+	f->L.shoff = SIZE - K(64) + 8;
+	accepted(f);
+}
+
 int
 main(void)
 {
@@ -235,6 +259,7 @@ main(void)
 		T(test_section_past_eof),
 		T(test_section_overflow),
 		T(test_shdrs_overlap),
+		T(test_shdrs_over_a_section),
 	};
 
 	return cmocka_run_group_tests_name("layout_validate", tests, NULL,
