@@ -197,6 +197,16 @@ fi
 words=$(for m in "$@"; do [ -f "tests/mutants/$m" ] &&
     field "tests/mutants/$m" tests; done | tr " " "\n" | sort -u)
 t0=$(date +%s)
+# The integration scripts need the fixtures; after `make clean` (as in CI)
+# there are none: build them (up-to-date ones are kept).
+case $words in
+*integration:*)
+	if ! "$ROOT/tests/fixtures/build.sh" "$ROOT/tests/build" \
+	    >"$OUT/fixtures.log" 2>&1; then
+		echo "mutation: the fixtures did not build ($OUT/fixtures.log)"
+		exit 1
+	fi ;;
+esac
 : >"$OUT/baseline.log"
 for w in $words; do
 	by=$(run_word "$ROOT" "$w" "$OUT/baseline.log")
