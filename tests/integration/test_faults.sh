@@ -77,58 +77,7 @@ good_result() {
 
 # --- strace-delayed runs ------------------------------------------------------
 
-SYSNR_CACHE=""
-# sysnr NAME: the syscall number of NAME on this machine.
-sysnr() {
-    printf '#include <sys/syscall.h>\nSYS_%s\n' "$1" | cpp -P 2>/dev/null | tail -n 1
-}
-
-# descendants PID: every process below PID.
-descendants() {
-    local c
-    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-        echo "$c"
-        descendants "$c"
-    done
-}
-
-DELAY_US=2000000
-DELAY_PREFIX=()
-# delayed_start SYSCALL ARGS...: run the tool under strace (itself run by
-# the command in the array DELAY_PREFIX, if any), the first SYSCALL held
-# for DELAY_US; returns once the tool sits in that syscall (TP: its pid;
-# SP: the pid to wait for).  1 if it never got there.
-delayed_start() {
-    local sc=$1 nr i p; shift
-    nr=$(sysnr "$sc")
-    # LeakSanitizer cannot run under ptrace (make check SANITIZE=1).
-    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    timeout 120 "${DELAY_PREFIX[@]}" strace -f -qq -o /dev/null -e trace="$sc" \
-        -e inject="$sc":delay_enter=$DELAY_US:when=1 "$TOOL" "$@" \
-        > "$WORK/.d.out" 2> "$WORK/.d.err" < /dev/null &
-    SP=$! TP=""
-    for i in $(seq 1 400); do
-        for p in $(descendants "$SP"); do
-            if [ "$(cat /proc/"$p"/comm 2>/dev/null)" = elfthp-align ]; then
-                TP=$p
-                grep -qs "^$nr " /proc/"$p"/task/*/syscall && return 0
-            fi
-        done
-        kill -0 "$SP" 2>/dev/null || break
-        sleep 0.05
-    done
-    return 1
-}
-
-# delayed_wait: wait for the delayed run; T_RC, T_OUT, T_ERR as run_tool.
-delayed_wait() {
-    wait "$SP"
-    T_RC=$?
-    T_OUT=$(cat "$WORK/.d.out")
-    # strace's own complaints are not the tool's messages.
-    T_ERR=$(grep -v '^strace: ' "$WORK/.d.err")
-    rm -f "$WORK/.d.out" "$WORK/.d.err"
-}
+# sysnr, descendants, delayed_start and delayed_wait are in lib.sh.
 
 have_strace=yes
 if ! command -v strace >/dev/null || ! command -v cpp >/dev/null; then

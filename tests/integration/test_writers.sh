@@ -164,48 +164,21 @@ if ! command -v strace >/dev/null || ! command -v cpp >/dev/null ||
    ! strace -qq -o /dev/null -e trace=getpid -e inject=getpid:delay_enter=1 true 2>/dev/null; then
     have_strace=no
 fi
-# sysnr NAME: the syscall number of NAME on this machine.
-sysnr() { printf '#include <sys/syscall.h>\nSYS_%s\n' "$1" | cpp -P 2>/dev/null | tail -n 1; }
 # LeakSanitizer cannot run under ptrace (make check SANITIZE=1).
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
-# descendants PID: every process below PID.
-descendants() {
-    local c
-    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-        echo "$c"
-        descendants "$c"
-    done
-}
-
-# held_start SYSCALL US ARGS...: the tool under strace, its first SYSCALL
-# delayed US microseconds; returns once it sits in it (SP: strace's pid,
-# TP: the tool's).  1 if it never gets there.
+# held_start SYSCALL US ARGS...: lib.sh's delayed_start with the first
+# SYSCALL held US microseconds; strace's pid is killed at exit if left.
 held_start() {
-    local sc=$1 us=$2 nr i p; shift 2
-    nr=$(sysnr "$sc")
-    timeout 60 strace -f -qq -o /dev/null -e trace="$sc" \
-        -e inject="$sc":delay_enter="$us":when=1 "$TOOL" "$@" \
-        > "$WORK/.h.out" 2> "$WORK/.h.err" < /dev/null &
-    SP=$! TP=""
+    local sc=$1 rc; DELAY_US=$2; shift 2
+    delayed_start "$sc" "$@"; rc=$?
     HELD="$SP $HELD"
-    for i in $(seq 1 300); do
-        for p in $(descendants "$SP"); do
-            [ "$(cat /proc/"$p"/comm 2>/dev/null)" = elfthp-align ] || continue
-            TP=$p
-            grep -qs "^$nr " /proc/"$p"/task/*/syscall && return 0
-        done
-        kill -0 "$SP" 2>/dev/null || break
-        sleep 0.05
-    done
-    return 1
+    return $rc
 }
 
 # held_wait: wait for the held run; T_RC, T_OUT, T_ERR as run_tool.
 held_wait() {
-    wait "$SP"
-    T_RC=$?
-    T_OUT=$(cat "$WORK/.h.out") T_ERR=$(grep -v '^strace: ' "$WORK/.h.err")
+    delayed_wait
     HELD=${HELD/"$SP "/}
 }
 
