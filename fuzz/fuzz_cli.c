@@ -109,7 +109,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((out = open_memstream(&obuf, &olen)) == NULL ||
 	    (err = open_memstream(&ebuf, &elen)) == NULL)
 		die("open_memstream");
-	c = process_file(in_name, &o, out, err, false);
+	c = process_file(in_name, &o, out, err, NULL);
 	fclose(out);
 	fclose(err);
 	free(obuf);

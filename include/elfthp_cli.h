@@ -58,9 +58,17 @@ int path_list_read(struct path_list *, const char *file,
     const struct options *, char *err, size_t errlen);
 void path_list_free(struct path_list *);
 
-/* process.c: one file through the passes. */
+/* process.c: one file through the passes.  A file a walk found (-r) is
+ * worked on below the directory the walk opened for the argument root
+ * (checked to be the same directory, by device and inode), at rel. */
+struct walk_ref {
+	const char *root;	/* the argument, as given */
+	dev_t dev;
+	ino_t ino;
+	const char *rel;	/* below it: "sub/prog" */
+};
 enum file_class process_file(const char *name, const struct options *,
-    FILE *out, FILE *err, bool from_walk);
+    FILE *out, FILE *err, const struct walk_ref *walk);
 
 /* runner.c: walk the arguments, run the files (in parallel), print in order. */
 int run_all(char **paths, size_t npaths, const struct options *);
@@ -108,6 +116,9 @@ void json_string(FILE *, const char *);
 const char *mode_name(const struct options *);
 const char *class_text(enum file_class);
 void format_size(char *, size_t, uint64_t);
+/* The longest path shell_word quotes: every byte a ' (4 bytes), quotes. */
+#define SHELL_WORD_MAX (4 * 4096 + 3)
+int shell_word(char *, size_t, const char *);
 /* report.c, cli/report_check.c, cli/report_runtime.c: formatting only. */
 void report_rewrite(FILE *, const struct options *, const char *name,
     const struct elf_layout *, const struct plan *,

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "elfthp_core.h"
 
@@ -51,18 +52,23 @@ int copy_whole(int in_fd, int out_fd, uint64_t size, enum copy_how, char *,
 /* Temporary files open at once (one per worker: MAX_JOBS is this). */
 #define ATOMIC_MAX_OPEN 64
 struct atomic_file {
-	char *final_path;
-	char *tmp_path;
+	int dfd;		/* the directory: the caller's, not closed here */
+	char *final_name;	/* names in dfd */
+	char *tmp_name;
+	char *shown;		/* the final file, as messages name it */
+	dev_t dev;		/* the temporary file: its name is removed or */
+	ino_t ino;		/* renamed only while it is still this file */
 	int fd;
 	bool durable;
 	FILE *notes;		/* warnings that do not stop the write */
 };
-int atomic_open(struct atomic_file *, const char *final_path, FILE *notes,
-    char *, size_t);
+int atomic_open(struct atomic_file *, int dfd, const char *final_name,
+    const char *shown, FILE *notes, char *, size_t);
 bool is_temp_name(const char *);
 int atomic_copy_metadata(struct atomic_file *, int src_fd, bool owner_required,
     char *, size_t);
 int atomic_sync(struct atomic_file *, bool durable, char *, size_t);
+int atomic_reopen_read(const struct atomic_file *, char *, size_t);
 int atomic_rename(struct atomic_file *, char *, size_t);
 /* Remove the temporary file and free: idempotent, and a no-op after
  * atomic_rename succeeded.  Every failing atomic_* call has called it. */
@@ -200,12 +206,22 @@ struct pid_scan {
 void pid_scan(const long *pids, size_t npids, bool all, struct pid_scan *);
 void pid_scan_free(struct pid_scan *);
 
+/* dirfd.c: the directory a file is worked on through (a new descriptor,
+ * or -1 with the reason in err). */
+int dir_open_beneath(int start, const char *rel, size_t len, char *err,
+    size_t n);
+int dir_open_walked(const char *root, dev_t dev, ino_t ino,
+    const char *rel_dir, size_t len, char *err, size_t n);
+int dir_open_parent(const char *path, bool exact, const char **base,
+    char *err, size_t n);
+
 /* dest.c: the in-place lock and the rules for where -o writes. */
 struct open_request {
 	const char *name;	/* as the user gave it, for the notes */
-	const char *path;	/* symlinks resolved */
+	int dfd;		/* the directory it is in (dirfd.c) */
+	const char *base;	/* its name there */
+	bool nofollow;		/* walked or resolved: a symlink is refused */
 	bool lock;		/* in place: take turns with other runs */
-	bool check_type;	/* refuse non-regular files before open() */
 	unsigned lock_timeout;	/* seconds */
 	FILE *notes;		/* "waiting for another elfthp-align" */
 };

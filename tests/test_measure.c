@@ -411,7 +411,7 @@ run_cli(struct state *t, struct outcome *o, const struct options *opt)
 
 	assert_non_null(fo);
 	assert_non_null(fe);
-	c = process_file(t->path, opt, fo, fe, false);
+	c = process_file(t->path, opt, fo, fe, NULL);
 	fclose(fo);
 	fclose(fe);
 	o->error = c == FILE_ERROR;

@@ -580,7 +580,7 @@ run_tool(const char *input, const char *output, char *err, size_t errlen)
 
 	assert_non_null(out);
 	assert_non_null(es);
-	c = process_file(input, &o, out, es, false);
+	c = process_file(input, &o, out, es, NULL);
 	fclose(out);
 	fclose(es);
 	if (err != NULL)
@@ -972,7 +972,7 @@ test_rewrite_in_kernel_copy(void **state)
 	struct atomic_file a;
 	char out_path[PATHLEN], ref_path[PATHLEN], err[512];
 	unsigned long cfr;
-	int in;
+	int in, dfd;
 
 	build_image(&im, &specs[2], t->dir);
 	snprintf(out_path, sizeof(out_path), "%s.kernel", im.path);
@@ -980,7 +980,10 @@ test_rewrite_in_kernel_copy(void **state)
 	plan_file(im.path, &x);
 	in = open(im.path, O_RDONLY);
 	assert_true(in >= 0);
-	assert_int_equal(atomic_open(&a, out_path, NULL, err, sizeof(err)), 0);
+	dfd = open(t->dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(atomic_open(&a, dfd, strrchr(out_path, '/') + 1,
+	    out_path, NULL, err, sizeof(err)), 0);
 	writes = 0;
 	if (rewrite_to_fd(in, a.fd, &x.L, &x.P, COPY_IN_KERNEL, err,
 	    sizeof(err)) != 0)
@@ -990,6 +993,7 @@ test_rewrite_in_kernel_copy(void **state)
 	    0);
 	assert_int_equal(atomic_sync(&a, true, err, sizeof(err)), 0);
 	assert_int_equal(atomic_rename(&a, err, sizeof(err)), 0);
+	close(dfd);
 	close(in);
 	assert_true(cfr > 2);
 	assert_int_equal(run_tool(im.path, ref_path, err, sizeof(err)),
@@ -1167,13 +1171,17 @@ test_temp_never_a_standard_descriptor(void **state)
 	struct state *t = *state;
 	struct atomic_file a;
 	char err[256];
-	int saved = dup(STDIN_FILENO), rc;
+	int saved = dup(STDIN_FILENO), dfd = open(t->dir, O_RDONLY |
+	    O_DIRECTORY), rc;
 
 	assert_true(saved > STDERR_FILENO);
+	assert_true(dfd > STDERR_FILENO);
 	close(STDIN_FILENO);
-	rc = atomic_open(&a, in_dir(t, "target"), NULL, err, sizeof(err));
+	rc = atomic_open(&a, dfd, "target", in_dir(t, "target"), NULL, err,
+	    sizeof(err));
 	assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
 	close(saved);
+	close(dfd);
 	assert_int_equal(rc, -1);
 	assert_non_null(strstr(err, "descriptor 0"));
 	assert_int_equal(temp_files(t->dir), 0);

@@ -31,6 +31,10 @@ enum step { STEP_OK, STEP_STOP };
 struct job {
 	const char *name;	/* as the user gave it, for messages */
 	char *path;		/* symlinks resolved: the file we replace */
+	const struct walk_ref *walk;	/* found by a walk, or NULL */
+	int dfd;		/* the directory it is in: all file work is */
+	const char *base;	/* relative to dfd (io/dirfd.c) */
+	bool nofollow;		/* walked or resolved: never through a link */
 	const struct options *o;
 	FILE *out;
 	FILE *err;
@@ -67,25 +71,57 @@ file_error(struct job *j, const char *fmt, ...)
 }
 
 /*
- * Open the input.  A file that will be replaced is found through its
- * symlinks first; in place, io/dest.c takes the lock and makes sure the
- * name still points at the locked file.
+ * The directory the file is in, opened once; every later step works
+ * relative to it.  A walked file is reached below the walk's argument
+ * without following anything; a named file that will be replaced is found
+ * through its symlinks first (realpath), and its directory is then opened
+ * without following any, so that it is the one realpath saw.
  */
+static enum step
+open_dir(struct job *j, bool resolve)
+{
+	const struct walk_ref *w = j->walk;
+	const char *slash;
+
+	if (w != NULL) {
+		slash = strrchr(w->rel, '/');
+		j->base = slash ? slash + 1 : w->rel;
+		j->nofollow = true;
+		if ((j->path = strdup(j->name)) == NULL)
+			return file_error(j, "out of memory");
+		j->dfd = dir_open_walked(w->root, w->dev, w->ino, w->rel,
+		    slash ? (size_t)(slash - w->rel) : 0, j->msg,
+		    sizeof(j->msg));
+	} else {
+		j->path = resolve ? realpath(j->name, NULL) : strdup(j->name);
+		/* A missing name is the user's news; else name the call. */
+		if (j->path == NULL && (errno == ENOENT || errno == ENOTDIR))
+			return file_error(j, "%s", strerror(errno));
+		if (j->path == NULL)
+			return file_error(j, "%s: %s", resolve ? "realpath" :
+			    "strdup", strerror(errno));
+		j->nofollow = resolve;
+		j->dfd = dir_open_parent(j->path, resolve, &j->base, j->msg,
+		    sizeof(j->msg));
+	}
+	if (j->dfd < 0)
+		return file_error(j, "%s", j->msg);
+	return STEP_OK;
+}
+
+/* Open the input; in place, io/dest.c takes the lock and makes sure the
+ * name still points at the locked file. */
 static enum step
 open_input(struct job *j, bool lock, bool resolve)
 {
 	struct open_request r = { .name = j->name, .lock = lock,
-		.check_type = !j->from_walk, .lock_timeout = j->o->lock_timeout,
-		.notes = stderr };
+		.lock_timeout = j->o->lock_timeout, .notes = stderr };
 
-	j->path = resolve ? realpath(j->name, NULL) : strdup(j->name);
-	/* A missing name is the user's news; anything else names the call. */
-	if (j->path == NULL && (errno == ENOENT || errno == ENOTDIR))
-		return file_error(j, "%s", strerror(errno));
-	if (j->path == NULL)
-		return file_error(j, "%s: %s", resolve ? "realpath" : "strdup",
-		    strerror(errno));
-	r.path = j->path;
+	if (open_dir(j, resolve) != STEP_OK)
+		return STEP_STOP;
+	r.dfd = j->dfd;
+	r.base = j->base;
+	r.nofollow = j->nofollow;
 	if (dest_open_input(&r, &j->fd, &j->st, j->msg, sizeof(j->msg)) != 0)
 		return file_error(j, "%s", j->msg);
 	return STEP_OK;
@@ -220,8 +256,8 @@ input_unchanged(const struct job *j, bool in_place)
 	if (now.st_ctim.tv_sec != j->st.st_ctim.tv_sec ||
 	    now.st_ctim.tv_nsec != j->st.st_ctim.tv_nsec)
 		return false;
-	return stat(j->path, &now) == 0 && now.st_dev == j->st.st_dev &&
-	    now.st_ino == j->st.st_ino;
+	return fstatat(j->dfd, j->base, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == j->st.st_dev && now.st_ino == j->st.st_ino;
 }
 
 /*
@@ -229,11 +265,14 @@ input_unchanged(const struct job *j, bool in_place)
  * might); the kernel's own copy, which can share blocks, where it cannot.
  */
 static enum copy_how
-copy_how_for(const char *path)
+copy_how_for(int fd)
 {
 	struct fs_expect e;
+	char self[64];
 
-	if (fs_expect_path(path, NULL, &e) != 0)
+	/* Its file system, found from the descriptor, not from a name. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (fs_expect_path(self, NULL, &e) != 0)
 		return COPY_LARGE_WRITES;
 	return e.write == TRI_NO ? COPY_IN_KERNEL : COPY_LARGE_WRITES;
 }
@@ -256,31 +295,30 @@ durable(const struct options *o, bool in_place)
 	return in_place ? !o->no_sync : o->sync;
 }
 
+/* The new file, written beside base in dfd and renamed over it. */
 static enum step
-write_new(struct job *j, const char *final, bool in_place)
+write_new(struct job *j, int dfd, const char *base, const char *shown,
+    bool in_place)
 {
 	struct atomic_file a;
 	char *m = j->msg;
 	size_t n = sizeof(j->msg);
-	enum copy_how how;
 
-	if (atomic_open(&a, final, j->err, m, n) != 0)
+	if (atomic_open(&a, dfd, base, shown, j->err, m, n) != 0)
 		goto fail;
-	how = copy_how_for(a.tmp_path);
 	if ((j->plan.changed ? rewrite_to_fd(j->fd, a.fd, &j->layout,
-	    &j->plan, how, m, n) : copy_whole(j->fd, a.fd,
-	    j->layout.file_size, how, m, n)) != 0)
+	    &j->plan, copy_how_for(a.fd), m, n) : copy_whole(j->fd, a.fd,
+	    j->layout.file_size, copy_how_for(a.fd), m, n)) != 0)
 		goto fail;
 	/*
 	 * The page-cache step reads the new file: open it now, while it is
 	 * still ours and mode 0600 (the input's mode may deny reading, 0711),
-	 * and before the rename, so that it is this file whatever the name
-	 * meets later.
+	 * from the descriptor, never the name (atomic_reopen_read).
 	 */
-	if (warms(j->o) && ((j->new_fd = open(a.tmp_path, O_RDONLY |
-	    O_CLOEXEC)) < 0 || (j->new_path = strdup(final)) == NULL)) {
-		snprintf(m, n, "cannot open the new file again: %s",
-		    strerror(errno));
+	if (warms(j->o) && ((j->new_fd = atomic_reopen_read(&a, m, n)) < 0 ||
+	    (j->new_path = strdup(shown)) == NULL)) {
+		if (j->new_fd >= 0)
+			snprintf(m, n, "out of memory");
 		goto fail;
 	}
 	if (atomic_copy_metadata(&a, j->fd, in_place, m, n) != 0 ||
@@ -302,6 +340,21 @@ fail:
 	 * abort themselves when they fail: abort here (idempotent). */
 	atomic_abort(&a);
 	return file_error(j, "%s", m);
+}
+
+/* -o: the destination's directory, opened once, and the write there. */
+static enum step
+write_output(struct job *j, const char *final)
+{
+	const char *base;
+	enum step c;
+	int dfd = dir_open_parent(final, false, &base, j->msg, sizeof(j->msg));
+
+	if (dfd < 0)
+		return file_error(j, "%s", j->msg);
+	c = write_new(j, dfd, base, final, false);
+	close(dfd);
+	return c;
 }
 
 /* Where -o writes (io/dest.c has the rules). */
@@ -328,7 +381,8 @@ write_result(struct job *j)
 		    "write elsewhere with -o", (uintmax_t)j->st.st_nlink);
 	if (output != NULL && output_path(j, output, &final) != STEP_OK)
 		return STEP_STOP;
-	c = write_new(j, final ? final : j->path, output == NULL);
+	c = final ? write_output(j, final) :
+	    write_new(j, j->dfd, j->base, j->path, true);
 	free(final);
 	return c;
 }
@@ -626,11 +680,11 @@ do_warm(struct job *j)
 
 enum file_class
 process_file(const char *name, const struct options *o, FILE *out, FILE *err,
-    bool from_walk)
+    const struct walk_ref *walk)
 {
 	struct job j = { .name = name, .o = o, .out = out, .err = err,
-		.from_walk = from_walk, .fd = -1, .new_fd = -1,
-		.class = FILE_DONE };
+		.walk = walk, .from_walk = walk != NULL, .dfd = -1, .fd = -1,
+		.new_fd = -1, .class = FILE_DONE };
 	bool in_place = o->mode == MODE_REWRITE && !o->dry_run &&
 	    o->output == NULL;
 	enum step c;
@@ -655,6 +709,8 @@ process_file(const char *name, const struct options *o, FILE *out, FILE *err,
 		close(j.fd);	/* also drops the lock */
 	if (j.new_fd >= 0)
 		close(j.new_fd);
+	if (j.dfd >= 0)
+		close(j.dfd);
 	free(j.new_path);
 	free(j.after);
 	free(j.path);

@@ -8,7 +8,10 @@
  *
  * The walk uses openat, fdopendir and fstatat(AT_SYMLINK_NOFOLLOW): links
  * found inside a tree are never followed, and with -x it does not leave the
- * device of the argument it started from.
+ * device of the argument it started from.  Each file it finds keeps its
+ * place below that argument (struct walk_ref), and is reached from there
+ * again the same way when it is worked on (io/dirfd.c): a directory
+ * swapped for a symlink after the walk is refused, not followed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,9 +27,18 @@
 
 #include "elfthp_cli.h"
 
+/* An argument the walk started from: the directory it opened. */
+struct root {
+	const char *arg;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct item {
 	char *path;
 	bool from_walk;
+	size_t root;		/* walked: its root, and where in path the */
+	size_t rel;		/* name below it begins */
 	bool done;
 	enum file_class cls;
 	char *out;
@@ -40,6 +52,9 @@ struct work {
 	size_t n;
 	size_t cap;
 	size_t next;		/* next item a worker takes */
+	struct root *roots;
+	size_t nroots;
+	size_t roots_cap;
 	size_t walk_errors;
 	size_t temps_skipped;	/* NAME.elfthp-XXXXXX met in walks */
 	char page_text[32];	/* --compat: "16KiB pages" */
@@ -49,7 +64,7 @@ struct work {
 };
 
 static int
-add_item(struct work *w, char *path, bool from_walk)
+add_item(struct work *w, char *path, bool from_walk, size_t rel)
 {
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 64;
@@ -63,7 +78,7 @@ add_item(struct work *w, char *path, bool from_walk)
 		w->cap = cap;
 	}
 	w->items[w->n++] = (struct item){ .path = path,
-		.from_walk = from_walk };
+		.from_walk = from_walk, .root = w->nroots - 1, .rel = rel };
 	return 0;
 }
 
@@ -154,6 +169,18 @@ excluded(const struct options *o, const char *path)
 
 static void walk_dir(struct work *, int dfd, const char *path, dev_t dev);
 
+/* Where, in a path the walk built, the part below the root begins. */
+static size_t
+rel_start(const struct work *w, const char *path)
+{
+	size_t len = strlen(w->roots[w->nroots - 1].arg);
+
+	/* As walk_entry joins: the root without its trailing '/'s. */
+	while (len > 0 && w->roots[w->nroots - 1].arg[len - 1] == '/')
+		len--;
+	return len + (path[len] == '/');
+}
+
 static void
 walk_entry(struct work *w, int dfd, const char *dir, const char *name,
     dev_t dev)
@@ -177,7 +204,7 @@ walk_entry(struct work *w, int dfd, const char *dir, const char *name,
 		diag(stderr, path, "skipped: a temporary file of elfthp-align");
 		w->temps_skipped++;
 	} else if (S_ISREG(st.st_mode)) {
-		if (add_item(w, path, true) != 0)
+		if (add_item(w, path, true, rel_start(w, path)) != 0)
 			walk_error(w, dir, "out of memory");
 		return;
 	} else if (S_ISDIR(st.st_mode) && (!w->o->one_fs || st.st_dev == dev)) {
@@ -212,6 +239,24 @@ walk_dir(struct work *w, int dfd, const char *path, dev_t dev)
 	close(keep);
 }
 
+/* The directory the walk of arg opened: its files are reached from it. */
+static int
+add_root(struct work *w, const char *arg, const struct stat *st)
+{
+	struct root *v;
+
+	if (w->nroots == w->roots_cap) {
+		size_t cap = w->roots_cap ? w->roots_cap * 2 : 8;
+
+		if ((v = realloc(w->roots, cap * sizeof(*v))) == NULL)
+			return -1;
+		w->roots = v;
+		w->roots_cap = cap;
+	}
+	w->roots[w->nroots++] = (struct root){ arg, st->st_dev, st->st_ino };
+	return 0;
+}
+
 /* A command-line argument: a file, or with -r a tree. */
 static void
 expand_arg(struct work *w, const char *arg)
@@ -229,9 +274,13 @@ expand_arg(struct work *w, const char *arg)
 		dfd = open(arg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
 			return walk_error(w, arg, strerror(errno));
+		if (fstat(dfd, &st) != 0 || add_root(w, arg, &st) != 0) {
+			close(dfd);
+			return walk_error(w, arg, strerror(errno));
+		}
 		return walk_dir(w, dfd, arg, st.st_dev);
 	}
-	if ((copy = strdup(arg)) == NULL || add_item(w, copy, false) != 0)
+	if ((copy = strdup(arg)) == NULL || add_item(w, copy, false, 0) != 0)
 		walk_error(w, arg, "out of memory");
 }
 
@@ -249,7 +298,15 @@ run_item(struct work *w, struct item *it)
 			fclose(err);
 		return;
 	}
-	it->cls = process_file(it->path, w->o, out, err, it->from_walk);
+	if (it->from_walk) {
+		const struct root *r = &w->roots[it->root];
+		struct walk_ref ref = { r->arg, r->dev, r->ino,
+			it->path + it->rel };
+
+		it->cls = process_file(it->path, w->o, out, err, &ref);
+	} else {
+		it->cls = process_file(it->path, w->o, out, err, NULL);
+	}
 	fclose(out);
 	fclose(err);
 }
@@ -511,5 +568,6 @@ run_all(char **args, size_t nargs, const struct options *o)
 		summarise(&w, &t);
 	rc = exit_status(&w, &t);
 	free(w.items);
+	free(w.roots);
 	return rc;
 }

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
- * Atomic replacement: a temporary file beside the target, metadata copied
- * in the order that keeps it (owner, then mode, then extended attributes
+ * Atomic replacement, all of it relative to the directory descriptor the
+ * caller opened (io/dirfd.c): a temporary file beside the target,
+ * metadata copied in the order that keeps it (owner, then mode, then extended attributes
  * with security.capability last, since any write or chown clears it),
  * fsync, then (after the caller has checked the input once more) rename,
  * and fsync of the directory.  Until the rename the target is
  * untouched; on any failure, or on any signal that would end the process
  * (if its action is still the default), the temporary file is removed,
- * and a later run sweeps the ones a SIGKILL left (unlocked, older than 2 s).
+ * and a later run sweeps the ones a SIGKILL left (unlocked, older than 2 s,
+ * owned by the caller, the directory's owner or the target's owner).  A
+ * name is removed or renamed only while it is still the file created.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,13 +19,13 @@
 #include <pthread.h>
 #include <sys/file.h>
 #include <time.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -34,9 +37,26 @@
 
 /*
  * The temporary files a signal must clean up, one slot per worker thread.
- * A signal handler can reach nothing else, so this is global state.
+ * A signal handler can reach nothing else, so this is global state.  Each
+ * slot is an atomic_file whose dfd, tmp_name, dev and ino are set before
+ * it is published.
  */
-static const char *volatile pending[ATOMIC_MAX_OPEN];
+static struct atomic_file *volatile pending[ATOMIC_MAX_OPEN];
+
+/*
+ * Remove the temporary file through its directory, and only while the
+ * name is still the file we created: another user who can write the
+ * directory may have put something else there.  Async-signal-safe.
+ */
+static void
+unlink_ours(const struct atomic_file *a)
+{
+	struct stat st;
+
+	if (fstatat(a->dfd, a->tmp_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == a->dev && st.st_ino == a->ino)
+		unlinkat(a->dfd, a->tmp_name, 0);
+}
 
 static void
 on_signal(int sig)
@@ -44,10 +64,10 @@ on_signal(int sig)
 	size_t i;
 
 	for (i = 0; i < ATOMIC_MAX_OPEN; i++) {
-		const char *p = pending[i];
+		const struct atomic_file *a = pending[i];
 
-		if (p != NULL)
-			unlink(p);
+		if (a != NULL)
+			unlink_ours(a);
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -55,14 +75,14 @@ on_signal(int sig)
 
 /* A full table is an error: a temp file a signal cannot remove is a leak. */
 static int
-pending_add(const char *path)
+pending_add(struct atomic_file *a)
 {
 	size_t i;
 
 	for (i = 0; i < ATOMIC_MAX_OPEN; i++) {
-		const char *expected = NULL;
+		struct atomic_file *expected = NULL;
 
-		if (__atomic_compare_exchange_n(&pending[i], &expected, path,
+		if (__atomic_compare_exchange_n(&pending[i], &expected, a,
 		    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			return 0;
 	}
@@ -70,12 +90,12 @@ pending_add(const char *path)
 }
 
 static void
-pending_remove(const char *path)
+pending_remove(struct atomic_file *a)
 {
 	size_t i;
 
-	for (i = 0; path != NULL && i < ATOMIC_MAX_OPEN; i++) {
-		const char *expected = path;
+	for (i = 0; i < ATOMIC_MAX_OPEN; i++) {
+		struct atomic_file *expected = a;
 
 		__atomic_compare_exchange_n(&pending[i], &expected, NULL,
 		    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
@@ -135,25 +155,16 @@ guard_signals(void)
 	installed = true;
 }
 
-/* "<target>.elfthp-XXXXXX", or "<dir>/.elfthp-XXXXXX" if that name is too long. */
+/* "NAME.elfthp-XXXXXX", or ".elfthp-XXXXXX" where that name is too long. */
 static char *
-tmp_name(const char *final_path)
+tmp_template(const char *final_name)
 {
-	char *copy, *dir, *name = NULL;
-	const char *base = strrchr(final_path, '/');
+	char *name;
 
-	base = base ? base + 1 : final_path;
-	if (strlen(base) + strlen(TMP_SUFFIX) <= NAME_MAX) {
-		if (asprintf(&name, "%s" TMP_SUFFIX, final_path) < 0)
-			return NULL;
-		return name;
-	}
-	if ((copy = strdup(final_path)) == NULL)
+	if (strlen(final_name) + strlen(TMP_SUFFIX) > NAME_MAX)
+		final_name = "";
+	if (asprintf(&name, "%s" TMP_SUFFIX, final_name) < 0)
 		return NULL;
-	dir = dirname(copy);
-	if (asprintf(&name, "%s/" TMP_SUFFIX, dir) < 0)
-		name = NULL;
-	free(copy);
 	return name;
 }
 
@@ -170,36 +181,72 @@ temp_suffix(const char *s)
 	return s[6] == '\0';
 }
 
-/* "NAME.elfthp-XXXXXX" or ".elfthp-XXXXXX": one of ours (TMP_SUFFIX). */
-bool
-is_temp_name(const char *name)
+/* Where in name the suffix of one of ours (TMP_SUFFIX) begins, or NULL. */
+static const char *
+temp_suffix_at(const char *name)
 {
 	const char *p = strstr(name, ".elfthp-");
 
 	while (p != NULL && !temp_suffix(p + 8))
 		p = strstr(p + 1, ".elfthp-");
-	return p != NULL;
+	return p;
+}
+
+/* "NAME.elfthp-XXXXXX" or ".elfthp-XXXXXX": one of ours (TMP_SUFFIX). */
+bool
+is_temp_name(const char *name)
+{
+	return temp_suffix_at(name) != NULL;
+}
+
+/*
+ * mkostemp, in a directory descriptor: O_EXCL | O_NOFOLLOW, so that the
+ * name is a new file of ours, never something another user put there.
+ */
+static int
+create_temp(int dfd, char *name)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	char *x = name + strlen(name) - 6;
+	unsigned char r[6];
+	int tries, fd, i;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (getrandom(r, sizeof(r), 0) != sizeof(r))
+			return -1;
+		for (i = 0; i < 6; i++)
+			x[i] = set[r[i] % (sizeof(set) - 1)];
+		fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
 }
 
 /* Directories already swept in this run, so that -r sweeps each once. */
 struct swept {
 	struct swept *next;
-	char path[];
+	dev_t dev;
+	ino_t ino;
 };
 static struct swept *swept_dirs;
 static pthread_mutex_t swept_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static bool
-first_sweep(const char *dir)
+first_sweep(const struct stat *dir)
 {
 	struct swept *w;
 	bool first = true;
 
 	pthread_mutex_lock(&swept_mu);
 	for (w = swept_dirs; w != NULL && first; w = w->next)
-		first = strcmp(w->path, dir) != 0;
-	if (first && (w = malloc(sizeof(*w) + strlen(dir) + 1)) != NULL) {
-		strcpy(w->path, dir);
+		first = w->dev != dir->st_dev || w->ino != dir->st_ino;
+	if (first && (w = malloc(sizeof(*w))) != NULL) {
+		w->dev = dir->st_dev;
+		w->ino = dir->st_ino;
 		w->next = swept_dirs;
 		swept_dirs = w;
 	}
@@ -208,13 +255,38 @@ first_sweep(const char *dir)
 }
 
 /*
- * A temporary file whose writer is gone: ours by name, the caller's, a
- * regular file, not locked (every writer holds a lock on its temporary
- * file), and older than two seconds (a writer takes its lock right after
- * creating the file).
+ * Who a temporary file of ours can belong to: the caller; the owner of
+ * the file it stands beside (root's rewrite gives the temporary file the
+ * original's owner before the rename); or the directory's owner.  Any
+ * other owner's file is not one this tool made, whatever its name.
  */
 static bool
-stale_temp(int dfd, const char *name)
+temp_owner_ok(int dfd, const char *name, const struct stat *st,
+    const struct stat *dir)
+{
+	const char *suffix = temp_suffix_at(name);
+	char target[NAME_MAX + 1];
+	struct stat t;
+
+	if (st->st_uid == geteuid() || st->st_uid == dir->st_uid)
+		return true;
+	if (suffix == NULL || suffix == name ||
+	    (size_t)(suffix - name) > NAME_MAX)
+		return false;
+	memcpy(target, name, (size_t)(suffix - name));
+	target[suffix - name] = '\0';
+	return fstatat(dfd, target, &t, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(t.st_mode) && t.st_uid == st->st_uid;
+}
+
+/*
+ * A temporary file whose writer is gone: ours by name and by owner, a
+ * regular file, not locked (every writer holds a lock on its temporary
+ * file), and older than two seconds (a writer takes its lock right after
+ * creating the file).  Opened without following or blocking.
+ */
+static bool
+stale_temp(int dfd, const char *name, const struct stat *dir)
 {
 	struct stat st;
 	bool stale = false;
@@ -222,68 +294,125 @@ stale_temp(int dfd, const char *name)
 
 	if (!is_temp_name(name))
 		return false;
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_uid == geteuid() && st.st_mtime + 2 < time(NULL) &&
+	    temp_owner_ok(dfd, name, &st, dir) &&
+	    st.st_mtime + 2 < time(NULL) &&
 	    flock(fd, LOCK_EX | LOCK_NB) == 0)
 		stale = true;
 	close(fd);
 	return stale;
 }
 
-/* Remove the stale temporary files in the directory of final_path. */
-static void
-sweep_stale(const char *final_path, FILE *notes)
+/* The directory part of shown ("dir/prog": "dir"), for the notes. */
+static int
+dir_len(const char *shown)
 {
-	char *copy = strdup(final_path), *dir;
-	struct dirent *e;
-	DIR *d;
+	const char *slash = strrchr(shown, '/');
 
-	if (copy == NULL)
-		return;
-	dir = dirname(copy);
-	if (first_sweep(dir) && (d = opendir(dir)) != NULL) {
-		while ((e = readdir(d)) != NULL)
-			if (stale_temp(dirfd(d), e->d_name) &&
-			    unlinkat(dirfd(d), e->d_name, 0) == 0 && notes)
-				diag(notes, NULL, "%s/%s: removed a stale "
-				    "temporary file (no process was writing "
-				    "it)", dir, e->d_name);
-		closedir(d);
-	}
-	free(copy);
+	return slash == NULL ? 0 : slash == shown ? 1 : (int)(slash - shown);
 }
 
-int
-atomic_open(struct atomic_file *a, const char *final_path, FILE *notes,
-    char *err, size_t n)
+/* Remove the stale temporary files in a->dfd, once per directory a run. */
+static void
+sweep_stale(const struct atomic_file *a)
 {
+	struct stat dir;
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if (fstat(a->dfd, &dir) != 0 || !first_sweep(&dir))
+		return;
+	/* A descriptor of its own: readdir moves its offset. */
+	if ((fd = openat(a->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL)
+		if (stale_temp(dirfd(d), e->d_name, &dir) &&
+		    unlinkat(dirfd(d), e->d_name, 0) == 0 && a->notes)
+			diag(a->notes, NULL, "%.*s%s%s: removed a stale "
+			    "temporary file (no process was writing it)",
+			    dir_len(a->shown), a->shown,
+			    dir_len(a->shown) ? "/" : "", e->d_name);
+	closedir(d);
+}
+
+static void
+atomic_clear(struct atomic_file *a)
+{
+	free(a->final_name);
+	free(a->tmp_name);
+	free(a->shown);
 	a->fd = -1;
-	a->tmp_path = NULL;
-	a->notes = notes;
-	if ((a->final_path = strdup(final_path)) == NULL ||
-	    (a->tmp_path = tmp_name(final_path)) == NULL) {
-		atomic_abort(a);
+	a->final_name = a->tmp_name = a->shown = NULL;
+}
+
+static int
+open_temp(struct atomic_file *a, char *err, size_t n)
+{
+	struct stat st;
+
+	if ((a->fd = create_temp(a->dfd, a->tmp_name)) < 0) {
+		int e = errno;
+
+		atomic_clear(a);
+		return error_text(err, n, "cannot create a temporary file "
+		    "beside it: %s", strerror(e));
+	}
+	if (fstat(a->fd, &st) != 0) {
+		int e = errno;
+
+		close(a->fd);
+		unlinkat(a->dfd, a->tmp_name, 0);
+		atomic_clear(a);
+		return error_text(err, n, "stat: %s", strerror(e));
+	}
+	a->dev = st.st_dev;
+	a->ino = st.st_ino;
+	return 0;
+}
+
+/*
+ * The temporary file beside final_name in the directory dfd (the
+ * caller's, open until atomic_rename or atomic_abort returned); shown
+ * names the final file in messages.
+ */
+int
+atomic_open(struct atomic_file *a, int dfd, const char *final_name,
+    const char *shown, FILE *notes, char *err, size_t n)
+{
+	sigset_t all, old;
+	bool full;
+
+	*a = (struct atomic_file){ .dfd = dfd, .fd = -1, .notes = notes };
+	if ((a->final_name = strdup(final_name)) == NULL ||
+	    (a->shown = strdup(shown)) == NULL ||
+	    (a->tmp_name = tmp_template(final_name)) == NULL) {
+		atomic_clear(a);
 		return error_text(err, n, "out of memory");
 	}
 	guard_signals();
-	sweep_stale(final_path, notes);
-	if (pending_add(a->tmp_path) != 0) {
+	sweep_stale(a);
+	/* No signal between creating the file and publishing it. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (open_temp(a, err, n) != 0) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	full = pending_add(a) != 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (full) {
 		atomic_abort(a);
 		return error_text(err, n, "more than %d temporary files open "
 		    "at once", ATOMIC_MAX_OPEN);
-	}
-	if ((a->fd = mkostemp(a->tmp_path, O_CLOEXEC)) < 0) {
-		int e = errno;
-
-		pending_remove(a->tmp_path);
-		free(a->tmp_path);
-		a->tmp_path = NULL;
-		atomic_abort(a);
-		return error_text(err, n, "cannot create a temporary file beside it: %s",
-		    strerror(e));
 	}
 	/*
 	 * main() keeps descriptors 0 to 2 open: here, one of them would take
@@ -390,7 +519,7 @@ copy_xattrs(const struct atomic_file *a, int src, int dst, char *err,
 		if (strcmp(p, CAPS_XATTR) == 0)
 			caps = true;
 		else if (signature_xattr(p) && a->notes != NULL)
-			diag(a->notes, a->final_path, "%s not copied: it "
+			diag(a->notes, a->shown, "%s not copied: it "
 			    "signs the old content; sign the new file again "
 			    "(evmctl ima_sign)", p);
 		else if (!signature_xattr(p))
@@ -441,22 +570,6 @@ atomic_copy_metadata(struct atomic_file *a, int src, bool owner_required,
 	return 0;
 }
 
-static void
-sync_dir(const char *path)
-{
-	char *copy = strdup(path);
-	int fd;
-
-	if (copy == NULL)
-		return;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(copy);
-}
-
 #ifdef ELFTHP_TEST_HOOKS
 /*
  * Test builds only (build/hooks/elfthp-align): ELFTHP_TEST_STDOUT_BEFORE_SYNC
@@ -503,21 +616,78 @@ atomic_sync(struct atomic_file *a, bool durable, char *err, size_t n)
 }
 
 
+/* The rename on disk too; a directory we may not read cannot be synced. */
+static void
+sync_dir(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* Is the temporary file's name still the file we created? */
+static bool
+name_is_ours(const struct atomic_file *a)
+{
+	struct stat st;
+
+	return fstatat(a->dfd, a->tmp_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == a->dev && st.st_ino == a->ino;
+}
+
+/*
+ * The new file again, read-only (the page-cache step needs a descriptor
+ * with no writer), from the descriptor we hold, never from its name,
+ * which another user may have swapped for a FIFO or a link by now.
+ * Without /proc, the name is opened without following or blocking and
+ * must be the file we created.
+ */
+int
+atomic_reopen_read(const struct atomic_file *a, char *err, size_t n)
+{
+	char self[64];
+	struct stat st;
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", a->fd);
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = openat(a->dfd, a->tmp_name, O_RDONLY | O_NOFOLLOW |
+		    O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return error_text(err, n, "cannot open the new file again: %s",
+		    strerror(errno));
+	if (fstat(fd, &st) != 0 || st.st_dev != a->dev || st.st_ino != a->ino) {
+		close(fd);
+		return error_text(err, n, "the new file was replaced by "
+		    "another process before it was in place");
+	}
+	return fd;
+}
+
 int
 atomic_rename(struct atomic_file *a, char *err, size_t n)
 {
-	if (rename(a->tmp_path, a->final_path) != 0) {
+	if (!name_is_ours(a)) {
+		error_text(err, n, "the new file was replaced by another "
+		    "process before it was in place; left the original as it "
+		    "was");
+		atomic_abort(a);
+		return -1;
+	}
+	if (renameat(a->dfd, a->tmp_name, a->dfd, a->final_name) != 0) {
 		error_text(err, n, "cannot rename the new file into place: %s",
 		    strerror(errno));
 		atomic_abort(a);
 		return -1;
 	}
-	pending_remove(a->tmp_path);
+	pending_remove(a);
 	if (a->durable)
-		sync_dir(a->final_path);
-	free(a->tmp_path);
-	free(a->final_path);
-	a->tmp_path = a->final_path = NULL;
+		sync_dir(a->dfd);
+	atomic_clear(a);
 	return 0;
 }
 
@@ -526,11 +696,8 @@ atomic_abort(struct atomic_file *a)
 {
 	if (a->fd >= 0)
 		close(a->fd);
-	if (a->tmp_path != NULL)
-		unlink(a->tmp_path);
-	pending_remove(a->tmp_path);
-	free(a->tmp_path);
-	free(a->final_path);
-	a->fd = -1;
-	a->tmp_path = a->final_path = NULL;
+	if (a->tmp_name != NULL && a->ino != 0)
+		unlink_ours(a);
+	pending_remove(a);
+	atomic_clear(a);
 }

@@ -59,22 +59,34 @@ lock_input(const struct open_request *r, int fd, char *err, size_t n)
 	}
 }
 
-/* One try: a regular file, locked when asked.  fd is -1 on failure. */
+static int
+stat_at(const struct open_request *r, struct stat *st)
+{
+	return fstatat(r->dfd, r->base, st, r->nofollow ? AT_SYMLINK_NOFOLLOW :
+	    0);
+}
+
+/*
+ * One try: a regular file, locked when asked.  fd is -1 on failure.
+ * Devices and FIFOs are refused before open() can act on them, and
+ * O_NONBLOCK keeps one swapped in meanwhile from blocking the open.
+ */
 static int
 open_once(const struct open_request *r, int *fd, struct stat *st, char *err,
     size_t n)
 {
 	struct stat now;
 
-	/* Refuse devices and FIFOs before open() can act on them; a walk has
-	 * already seen a regular file there. */
-	if (r->check_type) {
-		if (stat(r->path, &now) != 0)
-			return error_text(err, n, "%s", strerror(errno));
-		if (!S_ISREG(now.st_mode))
-			return error_text(err, n, "not a regular file");
-	}
-	*fd = open(r->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (stat_at(r, &now) != 0)
+		return error_text(err, n, "%s", strerror(errno));
+	/* A symlink is refused by O_NOFOLLOW below, the one test of it. */
+	if (!S_ISREG(now.st_mode) && !(r->nofollow && S_ISLNK(now.st_mode)))
+		return error_text(err, n, "not a regular file");
+	*fd = openat(r->dfd, r->base, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC | (r->nofollow ? O_NOFOLLOW : 0));
+	if (*fd < 0 && errno == ELOOP && r->nofollow)
+		return error_text(err, n, "became a symlink since it was "
+		    "found; not followed");
 	if (*fd < 0)
 		return error_text(err, n, "%s", strerror(errno));
 	if ((r->lock && lock_input(r, *fd, err, n) != 0) ||
@@ -103,8 +115,7 @@ dest_open_input(const struct open_request *r, int *fd, struct stat *st,
 	for (tries = 0; tries < LOCK_TRIES; tries++) {
 		if (open_once(r, fd, st, err, n) != 0)
 			return -1;
-		if (!r->lock || (stat(r->path, &now) == 0 &&
-		    same_file(&now, st)))
+		if (!r->lock || (stat_at(r, &now) == 0 && same_file(&now, st)))
 			return 0;
 		close(*fd);
 		*fd = -1;

@@ -743,18 +743,21 @@ descendants() {
 }
 
 DELAY_US=2000000
+DELAY_WHEN=1
+DELAY_TIMEOUT=120
 DELAY_PREFIX=()
 # delayed_start SYSCALL ARGS...: run the tool under strace (itself run by
-# the command in the array DELAY_PREFIX, if any), the first SYSCALL held
-# for DELAY_US; returns once the tool sits in that syscall (TP: its pid;
+# the command in the array DELAY_PREFIX, if any), the DELAY_WHEN'th SYSCALL
+# (default the first) held for DELAY_US, the whole run killed after
+# DELAY_TIMEOUT s; returns once the tool sits in that syscall (TP: its pid;
 # SP: the pid to wait for).  1 if it never got there.
 delayed_start() {
     local sc=$1 nr i p; shift
     nr=$(sysnr "$sc")
     # LeakSanitizer cannot run under ptrace (make check SANITIZE=1).
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    timeout 120 "${DELAY_PREFIX[@]}" strace -f -qq -o /dev/null -e trace="$sc" \
-        -e inject="$sc":delay_enter=$DELAY_US:when=1 "$TOOL" "$@" \
+    timeout "$DELAY_TIMEOUT" "${DELAY_PREFIX[@]}" strace -f -qq -o /dev/null -e trace="$sc" \
+        -e inject="$sc":delay_enter=$DELAY_US:when=$DELAY_WHEN "$TOOL" "$@" \
         > "$WORK/.d.out" 2> "$WORK/.d.err" < /dev/null &
     SP=$! TP=""
     for i in $(seq 1 400); do

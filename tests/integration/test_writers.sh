@@ -344,7 +344,8 @@ if [ $have_strace = yes ]; then
     # Line numbers: the temporary file's fsync, the rename of it onto the
     # name, the directory's fsync.
     n_tmp=$(grep -nE "f(data)?sync\([0-9]+<$D/prog\.elfthp-[A-Za-z0-9]{6}>\) = 0" "$WORK/sync.log" | head -n 1 | cut -d: -f1)
-    n_ren=$(grep -nE "rename(at2?)?\(.*\"$D/prog\.elfthp-[A-Za-z0-9]{6}\", .*\"$D/prog\".*= 0" "$WORK/sync.log" | head -n 1 | cut -d: -f1)
+    # renameat(dirfd, name, dirfd, name): both names in the directory $D.
+    n_ren=$(grep -nE "renameat2?\([0-9]+<$D>, \"prog\.elfthp-[A-Za-z0-9]{6}\", [0-9]+<$D>, \"prog\".*= 0" "$WORK/sync.log" | head -n 1 | cut -d: -f1)
     n_dir=$(grep -nE "fsync\([0-9]+<$D>\) = 0" "$WORK/sync.log" | head -n 1 | cut -d: -f1)
     if [ -n "$n_tmp" ] && [ -n "$n_ren" ] && [ "$n_tmp" -lt "$n_ren" ]; then
         pass "the temporary file is fsynced before the rename"
