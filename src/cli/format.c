@@ -8,6 +8,7 @@
 #include <bsd/libutil.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "elfthp_cli.h"
 
@@ -51,4 +52,44 @@ class_text(enum file_class c)
 	case FILE_DONE: break;
 	}
 	return "done";
+}
+
+/*
+ * s as one shell word, to be pasted: as it is where every byte is safe
+ * (and it cannot be taken for an option: the commands put "--" before
+ * it), else in single quotes, each ' as '\''.  A word that does not fit
+ * is "''" and a -1: never half a name.
+ */
+int
+shell_word(char *buf, size_t len, const char *s)
+{
+	size_t used = 1;
+	const char *c;
+
+	if (s[0] != '\0' && s[strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-:@,=%")] == '\0' &&
+	    strlen(s) < len) {
+		memcpy(buf, s, strlen(s) + 1);
+		return 0;
+	}
+	if (len < 3)
+		return -1;
+	buf[0] = '\'';
+	for (c = s; *c != '\0'; c++) {
+		const char *piece = *c == '\'' ? "'\\''" : NULL;
+		size_t plen = piece ? 4 : 1;
+
+		if (used + plen + 2 > len) {
+			snprintf(buf, len, "''");
+			return -1;
+		}
+		if (piece)
+			memcpy(buf + used, piece, plen);
+		else
+			buf[used] = *c;
+		used += plen;
+	}
+	buf[used++] = '\'';
+	buf[used] = '\0';
+	return 0;
 }

@@ -36,6 +36,9 @@ relink_flags(char *buf, size_t len, const struct finding *f)
 		    "-z separate-loadable-segments (lld)");
 }
 
+/* A fix command: options, then a quoted name (SHELL_WORD_MAX). */
+#define FIX_MAX (SHELL_WORD_MAX + 128)
+
 /*
  * The command that fixes a finding: the rewrite with the options this
  * check was given, the rewrite with --page-size, or a relink's flags.
@@ -44,7 +47,10 @@ static void
 fix_command(char *buf, size_t len, const struct options *o, const char *name,
     const struct finding *f)
 {
-	char page[32] = "", align[48] = "";
+	char page[32] = "", align[48] = "", word[SHELL_WORD_MAX];
+
+	/* Pasted into a shell: the name is one word, never an option. */
+	shell_word(word, sizeof(word), name);
 
 	switch (finding_fix(f->code)) {
 	case FIX_REWRITE:
@@ -54,11 +60,11 @@ fix_command(char *buf, size_t len, const struct options *o, const char *name,
 		if (o->align != 0)
 			snprintf(align, sizeof(align), " --align 0x%llx",
 			    (unsigned long long)o->align);
-		snprintf(buf, len, "elfthp-align%s%s %s", page, align, name);
+		snprintf(buf, len, "elfthp-align%s%s -- %s", page, align, word);
 		break;
 	case FIX_PAGE_SIZE:
-		snprintf(buf, len, "elfthp-align --page-size %s %s",
-		    page_arg(f->modulus), name);
+		snprintf(buf, len, "elfthp-align --page-size %s -- %s",
+		    page_arg(f->modulus), word);
 		break;
 	case FIX_RELINK:
 		relink_flags(buf, len, f);
@@ -71,7 +77,7 @@ static void
 fixes_text(FILE *f, const struct options *o, const char *name,
     const struct finding *fs, size_t n)
 {
-	char cmd[384], seen[4][384];
+	char cmd[FIX_MAX], seen[4][FIX_MAX];
 	size_t i, k, nseen = 0;
 
 	for (i = 0; i < n; i++) {
@@ -144,7 +150,7 @@ static void
 findings_json(struct json *j, const struct options *o, const char *name,
     const struct elf_layout *L, const struct finding *fs, size_t n)
 {
-	char msg[320], cmd[384];
+	char msg[320], cmd[FIX_MAX];
 	size_t i;
 
 	json_array(j, "findings");

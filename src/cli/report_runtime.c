@@ -388,25 +388,6 @@ report_host(FILE *f, const struct options *o, const struct host_facts *hf)
 
 /* --- --pid ----------------------------------------------------------------- */
 
-/* path as one shell word, to be pasted: quoted where it must be. */
-static void
-shell_word(char *buf, size_t len, const char *path)
-{
-	size_t used = 0;
-	const char *c;
-
-	if (path[strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789_./+-:@,=%")] == '\0' && path[0] != '\0') {
-		snprintf(buf, len, "%s", path);
-		return;
-	}
-	used += (size_t)snprintf(buf, len, "'");
-	for (c = path; *c != '\0' && used + 5 < len; c++)
-		used += (size_t)snprintf(buf + used, len - used, *c == '\'' ?
-		    "'\\''" : "%c", *c);
-	snprintf(buf + used, len - used, "'");
-}
-
 /* "pid 12 (prog)", "pids 12 (prog), 34 (sh)", at most 8 named. */
 static void
 pid_names(char *buf, size_t len, const struct pid_row *rows, size_t n)
@@ -472,7 +453,7 @@ static void
 pid_fix_text(char *buf, size_t len, char *command, size_t clen,
     const struct pid_row *rows, size_t n)
 {
-	char path[1100], who[256];
+	char path[SHELL_WORD_MAX], who[256];
 
 	shell_word(path, sizeof(path), rows[0].path);
 	pid_names(who, sizeof(who), rows, n);
@@ -480,17 +461,17 @@ pid_fix_text(char *buf, size_t len, char *command, size_t clen,
 	switch (rows[0].verdict.fix) {
 	case FIX_NONE: buf[0] = '\0'; break;
 	case FIX_REWRITE_RESTART:
-		snprintf(command, clen, "elfthp-align %s", path);
+		snprintf(command, clen, "elfthp-align -- %s", path);
 		snprintf(buf, len, "run %s, then restart %s", command, who);
 		break;
 	case FIX_STOP_WARM_START:
-		snprintf(command, clen, "elfthp-align --warm %s", path);
+		snprintf(command, clen, "elfthp-align --warm -- %s", path);
 		snprintf(buf, len, "stop %s, run %s, then start it again (a "
 		    "running process keeps its small folios mapped, so warming "
 		    "while it runs cannot replace them)", who, command);
 		break;
 	case FIX_WARM:
-		snprintf(command, clen, "elfthp-align --warm %s", path);
+		snprintf(command, clen, "elfthp-align --warm -- %s", path);
 		snprintf(buf, len, "run %s: the process maps the huge folios "
 		    "when it first runs that code", command);
 		break;
@@ -513,7 +494,7 @@ static void
 pid_file_text(FILE *f, const struct pid_row *rows, size_t n)
 {
 	const struct pid_row *r = &rows[0];
-	char status[256], rest[256], fix[1800], command[1200], who[256];
+	char status[256], rest[256], fix[SHELL_WORD_MAX + 800], command[SHELL_WORD_MAX + 64], who[256];
 	char huge[16];
 
 	pid_status_text(status, sizeof(status), r, r->verdict.status);
@@ -542,7 +523,7 @@ pid_file_json(FILE *f, const struct options *o, const struct pid_row *rows,
 {
 	const struct pid_row *r = &rows[0];
 	const struct pid_verdict *v = &r->verdict;
-	char status[256], fix[1800], command[1200];
+	char status[256], fix[SHELL_WORD_MAX + 800], command[SHELL_WORD_MAX + 64];
 	struct json j;
 	size_t i;
 

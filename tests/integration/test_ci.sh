@@ -76,14 +76,14 @@ assert "--check -v: exit 1 still" tool_rc 1
 
 # --- fix lines ----------------------------------------------------------------------
 run_tool --check "$LLD"
-assert "a finding names its fix: the rewrite" has_line "$T_OUT" "^$LLD: fix: elfthp-align $LLD$"
+assert "a finding names its fix: the rewrite" has_line "$T_OUT" "^$LLD: fix: elfthp-align -- $LLD$"
 run_tool --check --align 4M "$LLD"
-assert "the fix carries the check's options" has_line "$T_OUT" "^$LLD: fix: elfthp-align --align 0x400000 $LLD$"
+assert "the fix carries the check's options" has_line "$T_OUT" "^$LLD: fix: elfthp-align --align 0x400000 -- $LLD$"
 run_tool --check --format json "$LLD"
 assert "JSON: each finding has its fix" eval 'printf "%s\n" "$T_OUT" | head -1 | python3 -c "
 import json, sys
 o = json.loads(sys.stdin.readline())
-assert o[\"findings\"] and all(f[\"fix\"] == \"elfthp-align $LLD\" for f in o[\"findings\"])"'
+assert o[\"findings\"] and all(f[\"fix\"] == \"elfthp-align -- $LLD\" for f in o[\"findings\"])"'
 run_tool --check --compat --page-size 16k "$LLD"
 assert "--compat: the verdict line names the relink flag" has_line "$T_OUT" "^$LLD: needs a relink .*-z max-page-size=0x4000$"
 assert "--compat without -v: no fix lines (one line a file)" no_line "$T_OUT" "^$LLD: fix:"

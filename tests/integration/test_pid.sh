@@ -172,11 +172,11 @@ assert "layout/ runs" start layout || finish
 pid_json "$P_layout"
 assert "--pid layout/: status layout" equals status "$(field "$M/layout/libbig.so" status)" layout
 assert "--pid layout/: the command" equals command \
-    "$(field "$M/layout/libbig.so" command)" "elfthp-align $M/layout/libbig.so"
+    "$(field "$M/layout/libbig.so" command)" "elfthp-align -- $M/layout/libbig.so"
 assert "layout/: no PMD mapping (negative control)" kb_is FilePmdMapped \
     "$(pmd_kb "$P_layout" "$M/layout/libbig.so")" 0
 run_tool --pid "$P_layout"
-assert "--pid layout/ (text): next step" has_line "next: run elfthp-align $M/layout/libbig.so, then restart pid $P_layout (main)"
+assert "--pid layout/ (text): next step" has_line "next: run elfthp-align -- $M/layout/libbig.so, then restart pid $P_layout (main)"
 # Follow it: run the command, restart; now huge.
 stop layout
 # shellcheck disable=SC2046
@@ -197,9 +197,9 @@ pid_json "$P_small"
 assert "--pid small/: status small-folios" equals status \
     "$(field "$M/small/libbig.so" status)" small-folios
 assert "--pid small/: the command" equals command \
-    "$(field "$M/small/libbig.so" command)" "elfthp-align --warm $M/small/libbig.so"
+    "$(field "$M/small/libbig.so" command)" "elfthp-align --warm -- $M/small/libbig.so"
 case $(field "$M/small/libbig.so" fix) in
-    "stop pid $P_small (main), run elfthp-align --warm $M/small/libbig.so, then start it again"*)
+    "stop pid $P_small (main), run elfthp-align --warm -- $M/small/libbig.so, then start it again"*)
         pass "--pid small/: stop, warm, start" ;;
     *) fail "--pid small/: stop, warm, start" "$(field "$M/small/libbig.so" fix)" ;;
 esac
