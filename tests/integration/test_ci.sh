@@ -124,4 +124,30 @@ if need "unreadable file" "root reads every file (CAP_DAC_OVERRIDE)" su nobody -
         assert "${mode:-rewrite}: an unreadable file is an error (exit 2)" rc_is "$rc" 2
     done
 fi
+
+# --- a pasted fix runs no word of the name --------------------------------------
+# Names a shell would split, run or take for an option: each fix line, pasted
+# into sh as it is, rewrites its file and runs nothing else.  The control
+# (the same line with the name unquoted) would create PWNED.
+Q=$WORK/paste
+mkdir -p "$Q/bin" && ln -s "$TOOL" "$Q/bin/elfthp-align"
+for n in 'x; touch PWNED' '-n' "it's here" '$(touch PWNED)'; do
+    cp "$LLD" "$Q/$n"
+done
+(cd "$Q" && "$TOOL" --check -- 'x; touch PWNED' -n "it's here" '$(touch PWNED)') \
+    > "$WORK/paste.out" 2>&1
+fixes=$(sed -n 's/^.*: fix: //p' "$WORK/paste.out")
+assert "hostile names: one fix line each" equals "fix lines" "$(printf '%s\n' "$fixes" | grep -c .)" 4
+assert "hostile names: each fix puts -- before the name" equals "fixes with --" \
+    "$(printf '%s\n' "$fixes" | grep -c '^elfthp-align -- ')" 4
+printf '%s\n' "$fixes" | while IFS= read -r cmd; do
+    (cd "$Q" && PATH=$Q/bin:$PATH sh -c "$cmd" > /dev/null 2>&1)
+done
+assert_not "hostile names: the pasted fixes ran no word of a name" test -e "$Q/PWNED"
+(cd "$Q" && PATH=$Q/bin:$PATH sh -c "elfthp-align --check -- x; touch PWNED" > /dev/null 2>&1)
+assert "control: the same name unquoted runs its words" test -e "$Q/PWNED"
+rm -f "$Q/PWNED"
+(cd "$Q" && "$TOOL" --check -q -- 'x; touch PWNED' -n "it's here" '$(touch PWNED)') > /dev/null 2>&1
+assert "hostile names: the pasted fixes rewrote every file (--check: ready)" rc_is $? 0
+
 finish
