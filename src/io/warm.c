@@ -449,63 +449,30 @@ cached_ranges(struct warm_ctx *c, const struct warm_plan *w, bool *full,
 }
 
 /*
- * Do all the fully cached ranges map as PMDs?  The whole file in one
- * mapping at a PMD-aligned address (its PMD-aligned ranges are aligned in
- * memory too); the full ranges faulted in, reading nothing; one read of
- * smaps.  0 with *all, or -1.
- */
-static int
-all_full_huge(struct warm_ctx *c, const struct warm_plan *w,
-    const bool *full, uint64_t before, bool *all)
-{
-	struct pc_map m;
-	uint64_t k, nfull = 0, pmd_bytes = 0;
-	uint64_t len = ((uint64_t)c->st.st_size + c->page - 1) / c->page *
-	    c->page;
-	bool whole;
-	int rc = 0;
-
-	*all = false;
-	if (pc_map(c->fd, 0, len, c->pmd, false, &m) != 0)
-		return failed(c, errno, m.failed);
-	/* All cached: one call faults it all in. */
-	whole = before * c->page >= len;
-	if (whole)
-		rc = populated(c, pc_populate(&m));
-	for (k = 0; rc == 0 && k < w->nranges; k++)
-		if (full[k] && (whole || (rc = populated(c,
-		    pc_populate_at(&m, k * c->pmd, c->pmd))) == 0))
-			nfull++;
-	if (rc == 0 && nfull > 0 && (rc = pc_pmd_mapped(m.addr,
-	    &pmd_bytes)) != 0)
-		smaps_failed(c);
-	*all = rc == 0 && nfull > 0 && pmd_bytes >= nfull * c->pmd;
-	pc_unmap(&m);
-	return rc;
-}
-
-/*
  * Which ranges are huge already, before anything reads ahead, reading no
- * data: only where not all the fully cached ones are is each looked at
- * alone.  The rest go to todo.  0, or -1 when a look failed.
+ * data.  Each fully cached window is looked at alone, in a mapping of its
+ * own PMD (range_is_huge): a sum of FilePmdMapped over a mapping of the
+ * whole file would count the PMD folios that readahead put between the
+ * windows and past the last one, and make up for a window that is small.
+ * So address space stays one PMD, whatever the file's size.  The rest go
+ * to todo.  0, or -1 when a look failed.
  */
 static int
 first_look(struct warm_ctx *c, const struct warm_plan *w, bool *todo,
     uint64_t *before)
 {
 	uint64_t k, cached;
-	bool *full = todo, all, huge;
+	bool *full = todo, huge;
 
-	if (cached_ranges(c, w, full, before) != 0 ||
-	    all_full_huge(c, w, full, *before, &all) != 0)
+	if (cached_ranges(c, w, full, before) != 0)
 		return -1;
 	for (k = 0; k < w->nranges; k++) {
 		if (!warm_range(w, k))
 			continue;
 		huge = false;
-		if (full[k] && !all && range_is_huge(c, k, &huge, &cached) != 0)
+		if (full[k] && range_is_huge(c, k, &huge, &cached) != 0)
 			return -1;
-		if (full[k] && (all || huge)) {
+		if (full[k] && huge) {
 			c->r->huge_before++;
 			set_state(c, k, WINDOW_HUGE);
 			todo[k] = false;

@@ -152,6 +152,52 @@ else
 fi
 
 # ------------------------------------------------------------------------
+echo "# one window small, every page cached, PMD folios outside the windows"
+# MADV_HUGEPAGE readahead of the whole file puts PMD folios in every
+# aligned 2 MiB of it (between segments, and past the last window in the
+# 6 MiB appended); then one window is dropped and read back with pread:
+# small folios.  A sum of FilePmdMapped over the whole file's mapping
+# counts the others for it; the verdict must be per window.
+# second_window FILE: the file offset of the second window (readelf).
+second_window() {
+    elf_phdrs "$1" | awk -v pmd=2097152 '$2 == "LOAD" && $8 !~ /W/ {
+        off = $3 + 0; end = off + $6
+        for (w = int((off + pmd - 1) / pmd) * pmd; w + pmd <= end; w += pmd)
+            if (++n == 2) { print w; exit } }'
+}
+if mountpoint -q "$E"; then
+    cp "$REF" "$E/pad" && head -c 6M /dev/zero | tr '\0' x >> "$E/pad" && chmod 755 "$E/pad"
+    W1=$(second_window "$E/pad")
+    drop_cache "$E/pad"
+    python3 -c 'import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size = os.fstat(fd).st_size
+m = mmap.mmap(fd, size, prot=mmap.PROT_READ)
+m.madvise(mmap.MADV_HUGEPAGE)
+for off in range(0, size, 4096):
+    m[off]
+m.close()
+w = int(sys.argv[2])
+os.posix_fadvise(fd, w, 2097152, os.POSIX_FADV_DONTNEED)
+# A descriptor of its own: the mapping left its readahead state at PMD order.
+rd = os.open(sys.argv[1], os.O_RDONLY)
+for off in range(w, w + 2097152, 4096):
+    os.pread(rd, 4096, off)' "$E/pad" "$W1"
+    assert "one small window: every page of the file is cached" equals "cached bytes" \
+        "$(cached_bytes "$E/pad")" $((($(stat -c %s "$E/pad") + 4095) / 4096 * 4096))
+    run_kb "one small window: the program maps one window less" $(((NW - 1) * PMD_KB)) "$E/pad"
+    run_tool --warm -n --format json "$E/pad"
+    assert "one small window: --warm -n counts $((NW - 1)) huge already" equals \
+        "huge_before in $T_OUT" "$(json_field "$T_OUT" huge_before)" $((NW - 1))
+    run_tool --warm "$E/pad"
+    assert "one small window: --warm says 1 made huge" equals "made huge in [$T_OUT]" \
+        "$(made_in_text "$T_OUT")" 1
+    run_kb "one small window: the run after --warm" $((NW * PMD_KB)) "$E/pad"
+else
+    skip "one small window" "the ext4 image is not mounted"
+fi
+
+# ------------------------------------------------------------------------
 echo "# ext4 -O verity: the tool expects huge folios, the kernel makes none"
 V=$WORK/ext4-verity
 image ext4 "$V" "-O verity" ""; rc=$?
