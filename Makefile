@@ -96,14 +96,16 @@ CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 CORE_SRCS = src/segment_pad.c src/core/layout.c src/core/validate.c \
        src/core/plan_check.c src/core/plan_error.c src/core/compat.c \
        src/core/findings.c src/core/geometry.c src/core/impact.c \
-       src/core/hugefs.c src/core/windows.c src/core/pid_verdict.c
+       src/core/hugefs.c src/core/windows.c src/core/pid_verdict.c \
+       src/core/measure_stats.c
 IO_SRCS = src/phdr_rewrite.c src/io/elf_read.c src/io/atomic_file.c \
        src/io/fs_info.c src/io/pagecache.c src/io/warm.c src/io/pid_scan.c \
        src/io/error_text.c src/io/host_probe.c src/io/dest.c \
-       src/io/dirfd.c
+       src/io/dirfd.c src/io/measure_run.c
 CLI_SRCS = src/main.c src/report.c src/cli/process.c src/cli/runner.c \
        src/cli/report_check.c src/cli/report_runtime.c src/cli/json_out.c \
-       src/cli/host.c src/cli/path_list.c src/cli/pid_mode.c src/cli/format.c
+       src/cli/host.c src/cli/path_list.c src/cli/pid_mode.c src/cli/format.c \
+       src/cli/measure.c
 SRCS = $(CLI_SRCS) $(IO_SRCS) $(CORE_SRCS)
 OBJS = $(SRCS:.c=.o)
 CORE_OBJS = $(CORE_SRCS:.c=.o)
@@ -125,12 +127,13 @@ UNIT_test_impact       = $(FIXTURE) $(PLANNER) src/core/impact.o
 UNIT_test_hugefs       = $(FIXTURE) src/core/layout.o src/core/hugefs.o \
                          src/core/windows.o
 UNIT_test_pid_verdict  = $(FIXTURE) src/core/layout.o src/core/pid_verdict.o
+UNIT_test_measure_stats = src/core/measure_stats.o
 
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_geometry \
              tests/unit/test_impact tests/unit/test_compat \
              tests/unit/test_hugefs tests/unit/test_plan_check \
              tests/unit/test_pid_verdict tests/unit/test_validate \
-             tests/unit/test_plan_refusals
+             tests/unit/test_plan_refusals tests/unit/test_measure_stats
 # The write pass on images it builds with libelf: every object but main.o,
 # and the output writes wrapped so that it can make the Nth one fail.
 WRITE_TESTS = tests/test_rewrite

@@ -16,7 +16,7 @@
 /* main.c: every option lives here. */
 #define MAX_JOBS ATOMIC_MAX_OPEN	/* -j: each worker holds one temp file */
 enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
-	MODE_HOST };
+	MODE_HOST, MODE_MEASURE };
 enum format { FORMAT_TEXT, FORMAT_JSON };
 
 struct options {
@@ -45,6 +45,9 @@ struct options {
 	uint64_t align;		/* 0: from machine and page size */
 	char **lists;		/* -f FILE ..., in the order given */
 	size_t nlists;
+	size_t pairs;		/* --measure: pairs of counted rounds */
+	bool keep_output;	/* --measure: COMMAND's output in every round */
+	char **command;		/* --measure: after "--" */
 };
 
 /* path_list.c: -f FILE and -0, paths read from a list. */
@@ -72,6 +75,10 @@ enum file_class process_file(const char *name, const struct options *,
 
 /* runner.c: walk the arguments, run the files (in parallel), print in order. */
 int run_all(char **paths, size_t npaths, const struct options *);
+
+/* measure.c: --measure. */
+int measure_report(char **paths, size_t npaths, char **cmd,
+    const struct options *);
 
 /* host.c: --host. */
 int host_report(char **paths, size_t npaths, const struct options *);
@@ -110,6 +117,7 @@ void json_str(struct json *, const char *key, const char *);
 void json_u64(struct json *, const char *key, uint64_t);
 void json_i64(struct json *, const char *key, int64_t);
 void json_bool(struct json *, const char *key, bool);
+void json_double(struct json *, const char *key, double);
 void json_string(FILE *, const char *);
 
 /* cli/format.c: the words the formatters share. */

@@ -517,4 +517,25 @@ enum file_kind { KIND_EXECUTABLE, KIND_PIE, KIND_STATIC_PIE,
 enum file_kind file_kind(const struct elf_layout *);
 const char *file_kind_name(enum file_kind);
 
+/* measure_stats.c: --measure's verdict on a round and its statistics. */
+#define MEASURE_MAX_FILES 256
+/*
+ * Is a round in the state it was run in?  A huge round: every FILE
+ * PMD-mapped at least as much as in the warm-up round (expected_kb, > 0);
+ * a small round: none of them PMD-mapped at all.  *why says what failed.
+ */
+bool round_verified(bool huge, const uint64_t *pmd_kb,
+    const uint64_t *expected_kb, size_t nfiles, size_t *bad_file,
+    const char **why);
+struct metric_summary {
+	size_t n;		/* pairs that gave a ratio */
+	double small_median, small_min, small_max;
+	double huge_median, huge_min, huge_max;
+	double ratio_median;	/* huge/small, pair by pair */
+	double ratio_min, ratio_max;
+	bool noise;		/* some pairs faster, some slower (or equal) */
+};
+int metric_summarize(const double *small, const double *huge, size_t n,
+    struct metric_summary *);
+
 #endif

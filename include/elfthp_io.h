@@ -230,4 +230,36 @@ int dest_open_input(const struct open_request *, int *fd, struct stat *,
 int dest_output_path(const char *output, const struct stat *input,
     char **final, char *err, size_t);
 
+/* measure_run.c: one round of --measure (COMMAND, traced, measured). */
+enum counter { CTR_ITLB, CTR_INSTRUCTIONS, CTR_CYCLES, CTR_DTLB, CTR_N };
+extern const char *const counter_names[CTR_N];
+struct measure_file {
+	dev_t dev;
+	ino_t ino;
+	char *path;		/* as the mapping names it */
+};
+struct round_request {
+	char **argv;		/* COMMAND */
+	bool thp_disable;	/* the small state: PR_SET_THP_DISABLE */
+	bool keep_output;	/* else COMMAND's stdout and stderr: /dev/null */
+	bool stdout_to_stderr;	/* keep it apart from our JSON */
+	bool discover;		/* add every file a process maps */
+	bool counters;		/* open the hardware counters */
+};
+struct round_result {
+	int status;		/* COMMAND's wait status */
+	double wall_s, user_s, sys_s;
+	uint64_t minflt, majflt, maxrss_kb;
+	bool counted[CTR_N];
+	uint64_t counter[CTR_N];
+	uint64_t pmd_kb[MEASURE_MAX_FILES];	/* per file: the most a
+						   process of the tree had */
+	size_t processes;	/* whose smaps were read */
+	char unread[256];	/* a look that failed, or "" */
+};
+void counter_probe(enum counter, char *why, size_t n);
+int measure_round(const struct round_request *, struct measure_file *,
+    size_t *nfiles, size_t max_files, struct round_result *, char *err,
+    size_t n);
+
 #endif

@@ -40,6 +40,9 @@ enum {
 	OPT_COMPAT,
 	OPT_NO_WARM,
 	OPT_EXCLUDE,
+	OPT_MEASURE,
+	OPT_PAIRS,
+	OPT_KEEP_OUTPUT,
 };
 
 static const struct option longopts[] = {
@@ -67,6 +70,9 @@ static const struct option longopts[] = {
 	{ "compat", no_argument, NULL, OPT_COMPAT },
 	{ "no-warm", no_argument, NULL, OPT_NO_WARM },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "measure", no_argument, NULL, OPT_MEASURE },
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "keep-output", no_argument, NULL, OPT_KEEP_OUTPUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -129,7 +135,10 @@ usage(FILE *f)
 	    "       elfthp-align --host [--format text|json] [-0] [-f list] "
 	    "[path ...]\n"
 	    "       elfthp-align --pid PID|all [--pid PID ...] [-v] "
-	    "[--format text|json]\n");
+	    "[--format text|json]\n"
+	    "       elfthp-align --measure [--pairs N] [--keep-output] "
+	    "[--format text|json]\n"
+	    "                    [file ...] -- command [arg ...]\n");
 }
 
 /* --help: the options that shape a run, then the modes and the exit status. */
@@ -206,6 +215,13 @@ help_modes(void)
 	    "not, what\n"
 	    "                         makes it so (repeat it, or all: every "
 	    "process)\n"
+	    "      --measure          run the command after -- in pairs of "
+	    "rounds, its text\n"
+	    "                         small and huge, each verified; print "
+	    "the difference\n"
+	    "      --pairs N          --measure: N pairs of rounds (default 5)\n"
+	    "      --keep-output      --measure: show the command's output in "
+	    "every round\n"
 	    "      --format FORMAT    text (default) or json: one object a line, "
 	    "any mode\n"
 	    "  -h, --help             print this help\n"
@@ -265,8 +281,8 @@ static void
 set_mode(struct options *o, enum mode m)
 {
 	if (o->mode != MODE_REWRITE && o->mode != m)
-		usage_error("--report, --check, --warm, --host and --pid "
-		    "exclude each other");
+		usage_error("--report, --check, --warm, --host, --pid and "
+		    "--measure exclude each other");
 	o->mode = m;
 }
 
@@ -289,6 +305,16 @@ add_pid(struct options *o, const char *arg)
 		usage_error("--pid: %s", strerror(errno));
 	o->pids = v;
 	o->pids[o->npids++] = pid;
+}
+
+static void
+set_pairs(struct options *o, const char *arg)
+{
+	const char *errstr;
+
+	o->pairs = (size_t)strtonum(arg, 1, 1000, &errstr);
+	if (errstr != NULL)
+		usage_error("--pairs: '%s' is %s (1 to 1000)", arg, errstr);
 }
 
 static void
@@ -325,6 +351,9 @@ parse_long(struct options *o, int ch, const char *arg)
 	case OPT_COMPAT: o->compat = true; break;
 	case OPT_NO_WARM: o->no_warm = true; break;
 	case OPT_EXCLUDE: add_exclude(o, arg); break;
+	case OPT_MEASURE: set_mode(o, MODE_MEASURE); break;
+	case OPT_KEEP_OUTPUT: o->keep_output = true; break;
+	case OPT_PAIRS: set_pairs(o, arg); break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;
 	case OPT_PID:
@@ -397,11 +426,50 @@ parse_options(int argc, char **argv, struct options *o)
 	}
 }
 
+/*
+ * --measure [FILE ...] -- COMMAND: COMMAND is everything after the first
+ * "--", cut off before the options are parsed, so that its own options
+ * are never taken for ours.  *argc becomes the part before it.
+ */
+static void
+split_command(int *argc, char **argv, struct options *o)
+{
+	bool measure = false;
+	int i;
+
+	for (i = 1; i < *argc && strcmp(argv[i], "--") != 0; i++)
+		measure = measure || strcmp(argv[i], "--measure") == 0;
+	if (!measure || i == *argc)
+		return;
+	o->command = argv + i + 1;
+	argv[i] = NULL;
+	*argc = i;
+}
+
+static void
+validate_measure(const struct options *o)
+{
+	if (o->command == NULL || o->command[0] == NULL)
+		usage_error("--measure needs the command to run: elfthp-align "
+		    "--measure [file ...] -- command [arg ...]");
+	if (o->recursive || o->output || o->dry_run || o->nlists ||
+	    o->nexcludes || o->page_size || o->align || o->jobs ||
+	    o->no_sync || o->sync || o->no_warm)
+		usage_error("--measure takes files and a command; -r, -o, -n, "
+		    "-f, -j, --exclude, --page-size, --align and the write "
+		    "options do not apply");
+}
+
 /* Combinations that make no sense are refused before any file is read. */
 static void
 validate(const struct options *o, int nargs)
 {
 	bool rewriting = o->mode == MODE_REWRITE;
+
+	if ((o->pairs || o->keep_output) && o->mode != MODE_MEASURE)
+		usage_error("--pairs and --keep-output go with --measure");
+	if (o->mode == MODE_MEASURE)
+		return validate_measure(o);
 
 	if (o->nexcludes > 0 && (o->mode == MODE_HOST || o->mode == MODE_PID))
 		usage_error("--exclude applies to the modes that take files");
@@ -508,14 +576,19 @@ main(int argc, char **argv)
 	if (argc > 0)
 		argv[0] = program_invocation_name;
 
+	split_command(&argc, argv, &o);
 	parse_options(argc, argv, &o);
 	validate(&o, argc - optind);
+	if (o.mode == MODE_MEASURE && o.pairs == 0)
+		o.pairs = 5;
 	if (elf_lib_init() != 0)
 		usage_error("libelf is out of date");
 	collect_paths(&paths, argv + optind, (size_t)(argc - optind), &o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.mode == MODE_PID)
 		rc = pid_report(&o);
+	else if (o.mode == MODE_MEASURE)
+		rc = measure_report(paths.v, paths.n, o.command, &o);
 	else if (o.mode == MODE_HOST)
 		rc = host_report(paths.v, paths.n, &o);
 	else

@@ -31,6 +31,7 @@ mode_name(const struct options *o)
 	case MODE_WARM: return "warm";
 	case MODE_HOST: return "host";
 	case MODE_PID: return "pid";
+	case MODE_MEASURE: return "measure";
 	}
 	return "?";
 }

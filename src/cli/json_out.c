@@ -7,6 +7,7 @@
  * *_bytes; strings are valid UTF-8.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "elfthp_cli.h"
@@ -157,4 +158,15 @@ json_bool(struct json *j, const char *key, bool v)
 {
 	member(j, key);
 	fputs(v ? "true" : "false", j->f);
+}
+
+/* A measured number; null where there is none (never a made-up 0). */
+void
+json_double(struct json *j, const char *key, double v)
+{
+	member(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.9g", v);
+	else
+		fputs("null", j->f);
 }

@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
+/*
+ * --measure: is COMMAND faster with its text huge?  An A/B on the user's
+ * own program, in which the two states differ in whether the FILEs' text
+ * is PMD-mapped, nothing else: the same files and page cache; the small
+ * rounds start COMMAND with PR_SET_THP_DISABLE (inherited by its
+ * children), the huge ones without.
+ *
+ *   1. a warm-up round (uncounted, COMMAND's output shown) finds the files
+ *      its processes map; named FILEs must be among them;
+ *   2. the page-cache step (--warm) on each; a file that needs a rewrite
+ *      is never rewritten here: named, it is refused, else left out;
+ *   3. what a huge round must show (each FILE's PMD-mapped kB): the
+ *      warm-up's, or a second uncounted round's where step 2 had to make
+ *      a file huge first;
+ *   4. PAIRS pairs, small and huge in a random order within each pair,
+ *      each round verified (core: round_verified) or not counted;
+ *   5. per metric, medians and the pair-by-pair ratio (core:
+ *      metric_summarize), as text or one JSON object.
+ */
+#include <bsd/stdlib.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "elfthp_cli.h"
+
+#define NMETRICS (6 + CTR_N)
+
+struct round_rec {
+	size_t pair;		/* 0: uncounted */
+	bool huge;
+	bool verified;
+	char why[320];
+	struct round_result r;
+};
+
+struct measure {
+	const struct options *o;
+	char **cmd;
+	struct measure_file files[MEASURE_MAX_FILES];	/* found, then kept */
+	size_t nfiles;
+	uint64_t expected[MEASURE_MAX_FILES];
+	char notes[8][PATH_MAX + 160];
+	size_t nnotes;
+	char ctr_why[CTR_N][192];
+	struct round_rec *rounds;
+	size_t nrounds;
+	size_t valid_pairs;
+	char err[PATH_MAX + 320];
+};
+
+static const char *const metric_names[NMETRICS] = { "wall_s", "user_s",
+	"sys_s", "minflt", "majflt", "maxrss_kB", "itlb_misses",
+	"instructions", "cycles", "dtlb_misses" };
+
+static int
+fail(struct measure *m, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+static int
+fail(struct measure *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->err, sizeof(m->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A metric of a round, or NAN where it was not counted. */
+static double
+metric(const struct round_result *r, size_t k)
+{
+	switch (k) {
+	case 0: return r->wall_s;
+	case 1: return r->user_s;
+	case 2: return r->sys_s;
+	case 3: return (double)r->minflt;
+	case 4: return (double)r->majflt;
+	case 5: return (double)r->maxrss_kb;
+	default:
+		return r->counted[k - 6] ? (double)r->counter[k - 6] : NAN;
+	}
+}
+
+static uint64_t
+pmd_total(const struct measure *m, const struct round_result *r)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < m->nfiles; i++)
+		t += r->pmd_kb[i];
+	return t;
+}
+
+/* One round; a COMMAND that fails ends the measurement. */
+static int
+run_round(struct measure *m, bool huge, bool discover, bool show,
+    struct round_result *r)
+{
+	struct round_request q = { .argv = m->cmd, .thp_disable = !huge,
+		.keep_output = show || m->o->keep_output,
+		.stdout_to_stderr = m->o->format == FORMAT_JSON,
+		.discover = discover, .counters = !discover };
+	char msg[512];
+
+	if (measure_round(&q, m->files, &m->nfiles, discover ?
+	    MEASURE_MAX_FILES : m->nfiles, r, msg, sizeof(msg)) != 0)
+		return fail(m, "%s", msg);
+	if (WIFSIGNALED(r->status))
+		return fail(m, "%s was killed by signal %d; the measurement "
+		    "stopped", m->cmd[0], WTERMSIG(r->status));
+	if (WEXITSTATUS(r->status) != 0)
+		return fail(m, "%s exited with status %d; the measurement "
+		    "stopped", m->cmd[0], WEXITSTATUS(r->status));
+	return 0;
+}
+
+static void
+note(struct measure *m, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+static void
+note(struct measure *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (m->nnotes == sizeof(m->notes) / sizeof(m->notes[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m->notes[m->nnotes++], sizeof(m->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* The page-cache step on one file (never a rewrite): its verdict. */
+static enum file_class
+warm_one(const struct measure *m, const char *path)
+{
+	struct options w = *m->o;
+	char *out = NULL, *err = NULL;
+	size_t olen, elen;
+	FILE *fo = open_memstream(&out, &olen);
+	FILE *fe = open_memstream(&err, &elen);
+	enum file_class c = FILE_ERROR;
+
+	w.mode = MODE_WARM;
+	w.format = FORMAT_TEXT;
+	w.dry_run = false;
+	if (fo != NULL && fe != NULL)
+		c = process_file(path, &w, fo, fe, NULL);
+	if (fo)
+		fclose(fo);
+	if (fe)
+		fclose(fe);
+	free(out);
+	free(err);
+	return c;
+}
+
+/* Is a found file one of the named FILEs?  By device and inode. */
+static bool
+named(const struct measure *m, const struct measure_file *f, char **paths,
+    size_t npaths, const char **which)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < npaths; i++)
+		if (stat(paths[i], &st) == 0 && st.st_dev == f->dev &&
+		    st.st_ino == f->ino) {
+			*which = paths[i];
+			return true;
+		}
+	(void)m;
+	return false;
+}
+
+/* A named FILE the warm-up did not see: refused, with the reason. */
+static int
+named_missing(struct measure *m, char **paths, size_t npaths)
+{
+	struct stat st;
+	const char *which;
+	size_t i, k;
+
+	for (i = 0; i < npaths; i++) {
+		if (stat(paths[i], &st) != 0)
+			return fail(m, "%s: %s", paths[i], strerror(errno));
+		for (k = 0; k < m->nfiles; k++)
+			if (named(m, &m->files[k], &paths[i], 1, &which))
+				break;
+		if (k == m->nfiles)
+			return fail(m, "%s: %s does not map it (warm-up round)",
+			    paths[i], m->cmd[0]);
+	}
+	return 0;
+}
+
+/* What the page-cache step's verdict means for a FILE: keep it, or why not. */
+static const char *
+not_ready(enum file_class c)
+{
+	switch (c) {
+	case FILE_READY:
+	case FILE_NOT_HUGE:
+		return NULL;
+	case FILE_NEEDS_REWRITE:
+		return "its layout is not aligned (--measure never rewrites)";
+	case FILE_ERROR:
+		return "the page-cache step failed (run elfthp-align --warm on "
+		    "it to see why)";
+	default:
+		return "";	/* no window: not a FILE, nothing to say */
+	}
+}
+
+/* Step 2 for one found file: kept (true), or left out with a note. */
+static int
+consider(struct measure *m, size_t k, char **paths, size_t npaths,
+    bool *keep)
+{
+	const struct measure_file *f = &m->files[k];
+	const char *which = f->path, *why;
+	size_t len = strlen(f->path);
+	bool is_named = npaths > 0 && named(m, f, paths, npaths, &which);
+
+	*keep = false;
+	if ((npaths > 0 && !is_named) || (len > 10 &&
+	    strcmp(f->path + len - 10, " (deleted)") == 0))
+		return 0;
+	why = not_ready(warm_one(m, f->path));
+	if (why == NULL) {
+		*keep = true;
+		return 0;
+	}
+	if (is_named)
+		return fail(m, "%s: not ready for --measure: %s; run "
+		    "elfthp-align -- %s first", which, why[0] ? why :
+		    "it has no window that can be huge", which);
+	if (why[0] != '\0')
+		note(m, "%s: left out: %s", f->path, why);
+	return 0;
+}
+
+/* Steps 1-2: the FILEs, from the warm-up round r; expected from it. */
+static int
+choose_files(struct measure *m, const struct round_result *r, char **paths,
+    size_t npaths)
+{
+	size_t k, n = 0;
+	bool keep;
+
+	if (npaths > 0 && named_missing(m, paths, npaths) != 0)
+		return -1;
+	for (k = 0; k < m->nfiles; k++) {
+		if (consider(m, k, paths, npaths, &keep) != 0)
+			return -1;
+		if (!keep) {
+			free(m->files[k].path);
+			continue;
+		}
+		m->expected[n] = r->pmd_kb[k];
+		m->files[n++] = m->files[k];
+	}
+	m->nfiles = n;
+	return 0;
+}
+
+/* Step 3: a second uncounted round where a FILE was small in the first. */
+static int
+calibrate(struct measure *m, struct round_result *r)
+{
+	size_t k, n = 0;
+	bool again = false;
+
+	for (k = 0; k < m->nfiles; k++)
+		again = again || m->expected[k] == 0;
+	if (again && run_round(m, true, false, false, r) != 0)
+		return -1;
+	for (k = 0; k < m->nfiles; k++) {
+		if (again)
+			m->expected[k] = r->pmd_kb[k];
+		if (m->expected[k] == 0) {
+			note(m, "%s: left out: not PMD-mapped by the command "
+			    "even with its windows in the page cache",
+			    m->files[k].path);
+			free(m->files[k].path);
+			continue;
+		}
+		m->expected[n] = m->expected[k];
+		m->files[n++] = m->files[k];
+	}
+	m->nfiles = n;
+	if (n == 0)
+		return fail(m, "no file %s maps was PMD-mapped in the warm-up "
+		    "round: rewrite its program first (elfthp-align -- PATH), "
+		    "then measure", m->cmd[0]);
+	return 0;
+}
+
+/* A counted round: run, then verified from what its processes mapped. */
+static int
+counted_round(struct measure *m, size_t pair, bool huge)
+{
+	struct round_rec *x = &m->rounds[m->nrounds];
+	const char *why;
+	size_t bad;
+
+	*x = (struct round_rec){ .pair = pair, .huge = huge };
+	if (run_round(m, huge, false, false, &x->r) != 0)
+		return -1;
+	m->nrounds++;
+	if (x->r.unread[0] != '\0')
+		snprintf(x->why, sizeof(x->why), "could not look: %s",
+		    x->r.unread);
+	else if (!round_verified(huge, x->r.pmd_kb, m->expected, m->nfiles,
+	    &bad, &why))
+		snprintf(x->why, sizeof(x->why), "%s: %s (%" PRIu64 " kB, "
+		    "expected %s%" PRIu64 " kB)", m->files[bad].path, why,
+		    x->r.pmd_kb[bad], huge ? "" : "0, not ",
+		    m->expected[bad]);
+	else
+		x->verified = true;
+	return 0;
+}
+
+/* Step 4: the pairs, in a random order within each. */
+static int
+run_pairs(struct measure *m)
+{
+	size_t p;
+	bool huge_first;
+
+	m->rounds = calloc(2 * m->o->pairs, sizeof(*m->rounds));
+	if (m->rounds == NULL)
+		return fail(m, "out of memory");
+	for (p = 1; p <= m->o->pairs; p++) {
+		huge_first = arc4random_uniform(2) == 1;
+		if (counted_round(m, p, huge_first) != 0 ||
+		    counted_round(m, p, !huge_first) != 0)
+			return -1;
+		if (m->rounds[m->nrounds - 1].verified &&
+		    m->rounds[m->nrounds - 2].verified)
+			m->valid_pairs++;
+	}
+	return 0;
+}
+
+/* Metric k over the valid pairs: small[i], huge[i].  Their number. */
+static size_t
+pair_values(const struct measure *m, size_t k, double *small, double *huge)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i + 1 < m->nrounds; i += 2) {
+		const struct round_rec *a = &m->rounds[i], *b = &m->rounds[i + 1];
+		const struct round_rec *s = a->huge ? b : a, *h = a->huge ? a : b;
+
+		if (!a->verified || !b->verified || isnan(metric(&s->r, k)) ||
+		    isnan(metric(&h->r, k)))
+			continue;
+		small[n] = metric(&s->r, k);
+		huge[n++] = metric(&h->r, k);
+	}
+	return n;
+}
+
+/* --- output: formatting only ---------------------------------------------- */
+
+static void
+text_header(const struct measure *m, const char *thp)
+{
+	size_t i;
+	int k;
+
+	printf("measure: %zu pair%s of rounds, small and huge in a random "
+	    "order within each pair, after an uncounted warm-up\ncommand:",
+	    m->o->pairs, m->o->pairs == 1 ? "" : "s");
+	for (i = 0; m->cmd[i] != NULL; i++) {
+		char w[SHELL_WORD_MAX];
+
+		shell_word(w, sizeof(w), m->cmd[i]);
+		printf(" %s", w);
+	}
+	printf("\n");
+	for (i = 0; i < m->nfiles; i++)
+		printf("file: %s (%" PRIu64 " kB PMD-mapped when huge)\n",
+		    m->files[i].path, m->expected[i]);
+	for (i = 0; i < m->nnotes; i++)
+		printf("note: %s\n", m->notes[i]);
+	printf("toggle: the small rounds start the command with "
+	    "prctl(PR_SET_THP_DISABLE), which its children inherit; it also "
+	    "turns off transparent huge pages for their anonymous memory "
+	    "(here THP enabled=%s)\n", thp);
+	for (k = 0; k < CTR_N; k++)
+		if (m->ctr_why[k][0] != '\0')
+			printf("counter: %s not available: %s\n",
+			    counter_names[k], m->ctr_why[k]);
+}
+
+static void
+text_value(double v, size_t k)
+{
+	if (isnan(v))
+		printf(" %12s", "n/a");
+	else if (k <= 2)
+		printf(" %12.3f", v);
+	else
+		printf(" %12.0f", v);
+}
+
+static void
+text_rounds(const struct measure *m)
+{
+	size_t i, k;
+
+	printf("%5s %5s %5s %8s %9s", "round", "pair", "state", "verified",
+	    "pmd_kB");
+	for (k = 0; k < NMETRICS; k++)
+		printf(" %12s", metric_names[k]);
+	printf("\n");
+	for (i = 0; i < m->nrounds; i++) {
+		const struct round_rec *x = &m->rounds[i];
+
+		printf("%5zu %5zu %5s %8s %9" PRIu64, i + 1, x->pair,
+		    x->huge ? "huge" : "small", x->verified ? "yes" : "NO",
+		    pmd_total(m, &x->r));
+		for (k = 0; k < NMETRICS; k++)
+			text_value(metric(&x->r, k), k);
+		printf("\n");
+		if (!x->verified)
+			printf("      not counted: %s\n", x->why);
+	}
+}
+
+/* "wall_s: small 1.234 (1.200 .. 1.300), huge ...: -10.9 % (pairs ...)" */
+static void
+text_metric(const struct measure *m, size_t k)
+{
+	double *v = calloc(2 * m->nrounds + 2, sizeof(*v));
+	struct metric_summary s;
+	size_t n;
+
+	if (v == NULL)
+		return;
+	n = pair_values(m, k, v, v + m->nrounds + 1);
+	if (k >= 6 && m->ctr_why[k - 6][0] != '\0')
+		printf("%-13s not available (see above)\n", metric_names[k]);
+	else if (n == 0)
+		printf("%-13s no pair to compare\n", metric_names[k]);
+	else if (metric_summarize(v, v + m->nrounds + 1, n, &s) != 0)
+		printf("%-13s no ratio: 0 in every small round\n",
+		    metric_names[k]);
+	else
+		printf("%-13s small %.6g (%.6g .. %.6g), huge %.6g (%.6g .. "
+		    "%.6g): %+.1f %% (pairs: %+.1f .. %+.1f %%)%s\n",
+		    metric_names[k], s.small_median, s.small_min, s.small_max,
+		    s.huge_median, s.huge_min, s.huge_max,
+		    (s.ratio_median - 1) * 100, (s.ratio_min - 1) * 100,
+		    (s.ratio_max - 1) * 100, s.n < 2 ? ", one pair: no spread" :
+		    s.noise ? ", within noise" : "");
+	free(v);
+}
+
+static void
+json_round(struct json *j, const struct measure *m, size_t i)
+{
+	const struct round_rec *x = &m->rounds[i];
+	size_t k;
+
+	json_object(j, NULL);
+	json_u64(j, "round", i + 1);
+	json_u64(j, "pair", x->pair);
+	json_str(j, "state", x->huge ? "huge" : "small");
+	json_bool(j, "verified", x->verified);
+	json_str(j, "why", x->verified ? NULL : x->why);
+	json_u64(j, "pmd_kB", pmd_total(m, &x->r));
+	for (k = 0; k < NMETRICS; k++)
+		json_double(j, metric_names[k], metric(&x->r, k));
+	json_close(j);
+}
+
+static void
+json_metric(struct json *j, const struct measure *m, size_t k)
+{
+	double *v = calloc(2 * m->nrounds + 2, sizeof(*v));
+	struct metric_summary s = { 0 };
+	size_t n = v ? pair_values(m, k, v, v + m->nrounds + 1) : 0;
+	bool ok = n > 0 && metric_summarize(v, v + m->nrounds + 1, n, &s) == 0;
+
+	json_object(j, NULL);
+	json_str(j, "metric", metric_names[k]);
+	json_u64(j, "pairs", ok ? s.n : 0);
+	json_double(j, "small_median", ok ? s.small_median : NAN);
+	json_double(j, "small_min", ok ? s.small_min : NAN);
+	json_double(j, "small_max", ok ? s.small_max : NAN);
+	json_double(j, "huge_median", ok ? s.huge_median : NAN);
+	json_double(j, "huge_min", ok ? s.huge_min : NAN);
+	json_double(j, "huge_max", ok ? s.huge_max : NAN);
+	json_double(j, "ratio_median", ok ? s.ratio_median : NAN);
+	json_double(j, "ratio_min", ok ? s.ratio_min : NAN);
+	json_double(j, "ratio_max", ok ? s.ratio_max : NAN);
+	json_bool(j, "within_noise", ok && (s.noise || s.n < 2));
+	json_str(j, "not_available", k >= 6 && m->ctr_why[k - 6][0] ?
+	    m->ctr_why[k - 6] : NULL);
+	json_close(j);
+	free(v);
+}
+
+static void
+json_files(struct json *j, const struct measure *m, const char *thp)
+{
+	size_t i;
+
+	json_array(j, "command");
+	for (i = 0; m->cmd[i] != NULL; i++)
+		json_str(j, NULL, m->cmd[i]);
+	json_close(j);
+	json_array(j, "files");
+	for (i = 0; i < m->nfiles; i++) {
+		json_object(j, NULL);
+		json_str(j, "path", m->files[i].path);
+		json_u64(j, "pmd_kB_when_huge", m->expected[i]);
+		json_close(j);
+	}
+	json_close(j);
+	json_array(j, "notes");
+	for (i = 0; i < m->nnotes; i++)
+		json_str(j, NULL, m->notes[i]);
+	json_close(j);
+	json_str(j, "toggle", "PR_SET_THP_DISABLE");
+	json_str(j, "confound", "the small rounds also get no transparent "
+	    "huge pages for anonymous memory");
+	json_str(j, "thp_enabled", thp);
+}
+
+static void
+json_report(const struct measure *m, const char *thp)
+{
+	struct json j;
+	size_t i;
+
+	json_begin(&j, stdout, "measure");
+	json_files(&j, m, thp);
+	json_u64(&j, "pairs_run", m->nrounds / 2);
+	json_u64(&j, "pairs_valid", m->valid_pairs);
+	json_array(&j, "rounds");
+	for (i = 0; i < m->nrounds; i++)
+		json_round(&j, m, i);
+	json_close(&j);
+	json_array(&j, "summary");
+	for (i = 0; i < NMETRICS; i++)
+		json_metric(&j, m, i);
+	json_close(&j);
+	json_end(&j);
+}
+
+static void
+report(const struct measure *m)
+{
+	char thp[32] = "unknown";
+	size_t k;
+
+	if (thp_setting("enabled", thp, sizeof(thp)) != 0)
+		snprintf(thp, sizeof(thp), "unknown");
+	if (m->o->format == FORMAT_JSON)
+		return json_report(m, thp);
+	text_header(m, thp);
+	text_rounds(m);
+	for (k = 0; k < NMETRICS; k++)
+		text_metric(m, k);
+	printf("valid pairs: %zu of %zu\n", m->valid_pairs, m->nrounds / 2);
+}
+
+static int
+measure_steps(struct measure *m, char **paths, size_t npaths)
+{
+	struct round_result *r = calloc(1, sizeof(*r));
+	const char *what;
+	int k, rc = -1;
+
+	if (r == NULL)
+		return fail(m, "out of memory");
+	if (pc_can_look(&what) != 0)
+		fail(m, "cannot measure: %s", what);
+	else if (run_round(m, true, true, true, r) == 0 &&
+	    choose_files(m, r, paths, npaths) == 0 && calibrate(m, r) == 0) {
+		for (k = 0; k < CTR_N; k++)
+			counter_probe(k, m->ctr_why[k], sizeof(m->ctr_why[k]));
+		rc = run_pairs(m);
+	}
+	free(r);
+	return rc;
+}
+
+/* --measure [FILE ...] -- COMMAND: 0 with a valid pair, else 2. */
+int
+measure_report(char **paths, size_t npaths, char **cmd,
+    const struct options *o)
+{
+	struct measure *m = calloc(1, sizeof(*m));
+	size_t i;
+	int rc;
+
+	if (m == NULL) {
+		diag(stderr, NULL, "--measure: out of memory");
+		return 2;
+	}
+	m->o = o;
+	m->cmd = cmd;
+	rc = measure_steps(m, paths, npaths);
+	if (m->nrounds > 0)
+		report(m);
+	for (i = 0; m->nrounds == 0 && i < m->nnotes; i++)
+		diag(stderr, NULL, "--measure: %s", m->notes[i]);
+	if (rc != 0)
+		diag(stderr, NULL, "--measure: %s", m->err);
+	else if (m->valid_pairs == 0)
+		diag(stderr, NULL, "--measure: no pair of rounds was verified "
+		    "(see 'not counted' above); nothing to compare");
+	if (rc == 0 && m->valid_pairs == 0)
+		rc = -1;
+	for (i = 0; i < m->nfiles; i++)
+		free(m->files[i].path);
+	free(m->rounds);
+	free(m);
+	return rc != 0 ? 2 : 0;
+}

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
+/*
+ * --measure, one round: COMMAND run once, in the small state (started
+ * with prctl(PR_SET_THP_DISABLE), which its children and their execs
+ * inherit) or the huge one, and measured:
+ *   - wall time from the exec to COMMAND's exit; user and system time,
+ *     faults and max RSS from wait4 (its waited-for children included);
+ *   - hardware counters (perf_event_open, user space, inherited by the
+ *     children) where the machine has them;
+ *   - how each FILE was mapped: every process of the tree is traced
+ *     (PTRACE_O_TRACEFORK, VFORK, CLONE, EXIT), and at its exit event,
+ *     while its memory is still there, its /proc/PID/smaps is read for
+ *     the FILEs' FilePmdMapped (and ShmemPmdMapped).
+ * A look that fails (smaps unreadable, a short read) leaves the round's
+ * reason in r->unread: such a round is not a measurement of the kernel.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elfthp_io.h"
+
+struct round_ctx {
+	const struct round_request *q;
+	struct round_result *r;
+	struct measure_file *files;
+	size_t *nfiles;
+	size_t max_files;
+	pid_t *seen;
+	size_t nseen;
+	size_t seen_cap;
+	int ctr[CTR_N];
+};
+
+const char *const counter_names[CTR_N] = { "itlb_misses", "instructions",
+	"cycles", "dtlb_misses" };
+
+static void
+counter_attr(enum counter c, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->inherit = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	switch (c) {
+	case CTR_ITLB:
+	case CTR_DTLB:
+		a->type = PERF_TYPE_HW_CACHE;
+		a->config = (c == CTR_ITLB ? PERF_COUNT_HW_CACHE_ITLB :
+		    PERF_COUNT_HW_CACHE_DTLB) |
+		    (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+		    (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+		break;
+	case CTR_INSTRUCTIONS:
+	case CTR_CYCLES:
+		a->type = PERF_TYPE_HARDWARE;
+		a->config = c == CTR_CYCLES ? PERF_COUNT_HW_CPU_CYCLES :
+		    PERF_COUNT_HW_INSTRUCTIONS;
+		break;
+	default:
+		break;
+	}
+}
+
+static int
+counter_open(enum counter c, pid_t pid)
+{
+	struct perf_event_attr a;
+
+	counter_attr(c, &a);
+	return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1,
+	    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Why a counter cannot be opened here, in words; "" when it can. */
+void
+counter_probe(enum counter c, char *why, size_t n)
+{
+	char paranoid[16] = "?";
+	FILE *f;
+	int fd = counter_open(c, 0), e = errno;
+
+	why[0] = '\0';
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "re")) != NULL) {
+		if (fscanf(f, "%15s", paranoid) != 1)
+			snprintf(paranoid, sizeof(paranoid), "?");
+		fclose(f);
+	}
+	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
+		snprintf(why, n, "no hardware counter for it here (no PMU "
+		    "exposed; perf_event_open: %s)", strerror(e));
+	else if (e == EACCES || e == EPERM)
+		snprintf(why, n, "not permitted (perf_event_paranoid is %s; "
+		    "perf_event_open: %s)", paranoid, strerror(e));
+	else
+		snprintf(why, n, "perf_event_open: %s", strerror(e));
+}
+
+/* The child: the state, the output, the trace, then COMMAND. */
+static void
+child(const struct round_request *q, int report)
+{
+	int null;
+
+	prctl(PR_SET_THP_DISABLE, q->thp_disable ? 1 : 0, 0, 0, 0);
+	if (q->keep_output && q->stdout_to_stderr)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	if (!q->keep_output && (null = open("/dev/null", O_WRONLY)) >= 0) {
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0 || raise(SIGSTOP) != 0)
+		_exit(126);
+	execvp(q->argv[0], q->argv);
+	/* The parent reads why from the pipe the exec would have closed. */
+	{
+		int e = errno;
+
+		(void)!write(report, &e, sizeof(e));
+	}
+	_exit(127);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One file-backed mapping's header: its dev and inode.  false if none. */
+static bool
+smaps_mapping(const char *line, dev_t *dev, ino_t *ino, const char **path)
+{
+	unsigned maj, min;
+	unsigned long long inode;
+	int end = 0;
+
+	if (sscanf(line, "%*x-%*x %*4s %*x %x:%x %llu %n", &maj, &min, &inode,
+	    &end) != 3 || end == 0)
+		return false;
+	*dev = makedev(maj, min);
+	*ino = (ino_t)inode;
+	*path = line + end;
+	return inode != 0;
+}
+
+/* The files a round looks for (q->files), or with discover any. */
+static long
+file_index(struct round_ctx *c, dev_t dev, ino_t ino, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < *c->nfiles; i++)
+		if (c->files[i].dev == dev && c->files[i].ino == ino)
+			return (long)i;
+	if (!c->q->discover || *c->nfiles >= c->max_files || path[0] != '/')
+		return -1;
+	c->files[i] = (struct measure_file){ .dev = dev, .ino = ino };
+	if ((c->files[i].path = strndup(path, strcspn(path, "\n"))) == NULL)
+		return -1;
+	(*c->nfiles)++;
+	return (long)i;
+}
+
+/* smaps of one process, at its exit: the FILEs' PMD-mapped kB. */
+static void
+read_smaps(struct round_ctx *c, pid_t pid)
+{
+	char path[64], *line = NULL;
+	uint64_t kb[MEASURE_MAX_FILES] = { 0 };
+	unsigned long long v;
+	size_t cap = 0, i;
+	long cur = -1;
+	const char *name;
+	dev_t dev;
+	ino_t ino;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	if ((f = fopen(path, "re")) == NULL) {
+		snprintf(c->r->unread, sizeof(c->r->unread), "%s: %s", path,
+		    strerror(errno));
+		return;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		if (smaps_mapping(line, &dev, &ino, &name))
+			cur = file_index(c, dev, ino, name);
+		else if (line[0] >= '0' && line[0] <= '9')
+			cur = -1;	/* anonymous: a header with inode 0 */
+		else if (cur >= 0 && (sscanf(line, "FilePmdMapped: %llu kB",
+		    &v) == 1 || sscanf(line, "ShmemPmdMapped: %llu kB", &v) == 1))
+			kb[cur] += v;
+	}
+	if (ferror(f))
+		snprintf(c->r->unread, sizeof(c->r->unread), "%s: read: %s",
+		    path, strerror(errno));
+	fclose(f);
+	free(line);
+	c->r->processes++;
+	for (i = 0; i < *c->nfiles; i++)
+		if (kb[i] > c->r->pmd_kb[i])
+			c->r->pmd_kb[i] = kb[i];
+}
+
+/* A thread's exit is not its process's: smaps once, at the leader's. */
+static bool
+is_leader(pid_t pid)
+{
+	char path[64], line[128];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return true;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid < 0 || tgid == pid;
+}
+
+/* Tracees seen: a new one's first SIGSTOP is the attach, not a signal. */
+static bool
+first_stop(struct round_ctx *c, pid_t pid)
+{
+	size_t i;
+	pid_t *v;
+
+	for (i = 0; i < c->nseen; i++)
+		if (c->seen[i] == pid)
+			return false;
+	if (c->nseen == c->seen_cap) {
+		size_t cap = c->seen_cap ? c->seen_cap * 2 : 64;
+
+		if ((v = realloc(c->seen, cap * sizeof(*v))) == NULL)
+			return true;
+		c->seen = v;
+		c->seen_cap = cap;
+	}
+	c->seen[c->nseen++] = pid;
+	return true;
+}
+
+static void
+forget(struct round_ctx *c, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < c->nseen; i++)
+		if (c->seen[i] == pid) {
+			c->seen[i] = c->seen[--c->nseen];
+			return;
+		}
+}
+
+/* A stop of a tracee: read smaps at an exit event, pass signals on. */
+static void
+on_stop(struct round_ctx *c, pid_t pid, int status)
+{
+	int sig = WSTOPSIG(status), event = status >> 16, pass = 0;
+
+	if (event == PTRACE_EVENT_EXIT) {
+		if (is_leader(pid))
+			read_smaps(c, pid);
+	} else if (event == 0 && sig == SIGSTOP && first_stop(c, pid)) {
+		pass = 0;
+	} else if (event == 0 && sig != SIGTRAP) {
+		pass = sig;
+	}
+	ptrace(PTRACE_CONT, pid, NULL, (void *)(long)pass);
+}
+
+static void
+take_rusage(struct round_result *r, const struct rusage *ru)
+{
+	r->user_s = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6;
+	r->sys_s = (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+	r->minflt = (uint64_t)ru->ru_minflt;
+	r->majflt = (uint64_t)ru->ru_majflt;
+	r->maxrss_kb = (uint64_t)ru->ru_maxrss;
+}
+
+/* Until every tracee is gone; COMMAND's own exit ends the wall time. */
+static int
+trace_all(struct round_ctx *c, pid_t top, double start)
+{
+	struct rusage ru;
+	int status;
+	pid_t p;
+
+	for (;;) {
+		p = wait4(-1, &status, __WALL, &ru);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			return errno == ECHILD ? 0 : -1;
+		if (WIFSTOPPED(status)) {
+			on_stop(c, p, status);
+			continue;
+		}
+		forget(c, p);
+		if (p == top) {
+			c->r->wall_s = now_s() - start;
+			c->r->status = status;
+			take_rusage(c->r, &ru);
+		}
+	}
+}
+
+static void
+counters_open(struct round_ctx *c, pid_t pid)
+{
+	int k;
+
+	for (k = 0; k < CTR_N; k++)
+		c->ctr[k] = c->q->counters ? counter_open(k, pid) : -1;
+}
+
+static void
+counters_read(struct round_ctx *c)
+{
+	uint64_t v;
+	int k;
+
+	for (k = 0; k < CTR_N; k++) {
+		c->r->counted[k] = c->ctr[k] >= 0 &&
+		    read(c->ctr[k], &v, sizeof(v)) == sizeof(v);
+		c->r->counter[k] = c->r->counted[k] ? v : 0;
+		if (c->ctr[k] >= 0)
+			close(c->ctr[k]);
+	}
+}
+
+/* The child stopped itself: trace its tree, open the counters, go. */
+static int
+start_traced(struct round_ctx *c, pid_t pid, char *err, size_t n)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 126)
+			return error_text(err, n, "ptrace(PTRACE_TRACEME) "
+			    "failed in the child");
+		return error_text(err, n, "the child did not stop before "
+		    "its exec");
+	}
+	first_stop(c, pid);
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)(
+	    PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
+	    PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)) != 0) {
+		kill(pid, SIGKILL);
+		return error_text(err, n, "ptrace(PTRACE_SETOPTIONS): %s",
+		    strerror(errno));
+	}
+	counters_open(c, pid);
+	return 0;
+}
+
+/* Did the exec fail?  The child wrote its errno to the pipe. */
+static int
+exec_failed(int rd, char *err, size_t n, const char *cmd)
+{
+	int e;
+
+	if (read(rd, &e, sizeof(e)) != sizeof(e))
+		return 0;
+	return error_text(err, n, "cannot run %s: %s", cmd, strerror(e));
+}
+
+int
+measure_round(const struct round_request *q, struct measure_file *files,
+    size_t *nfiles, size_t max_files, struct round_result *r, char *err,
+    size_t n)
+{
+	struct round_ctx c = { .q = q, .r = r, .files = files,
+		.nfiles = nfiles, .max_files = max_files };
+	int pfd[2], rc;
+	double start;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return error_text(err, n, "pipe: %s", strerror(errno));
+	if ((pid = fork()) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return error_text(err, n, "fork: %s", strerror(errno));
+	}
+	if (pid == 0)
+		child(q, pfd[1]);
+	close(pfd[1]);
+	rc = start_traced(&c, pid, err, n);
+	start = now_s();
+	if (rc == 0 && ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
+		rc = error_text(err, n, "ptrace(PTRACE_CONT): %s",
+		    strerror(errno));
+	if (rc == 0 && trace_all(&c, pid, start) != 0)
+		rc = error_text(err, n, "wait4: %s", strerror(errno));
+	if (rc == 0)
+		counters_read(&c);
+	if (rc == 0)
+		rc = exec_failed(pfd[0], err, n, q->argv[0]);
+	close(pfd[0]);
+	free(c.seen);
+	return rc;
+}
