@@ -724,7 +724,7 @@ def cmd_pid(label, pid, path, tool_out, want):
         out("PASS" if o["pmd_mapped_bytes"] == 0 else "FAIL", label + ": pmd_mapped 0",
             "pmd_mapped %r" % o["pmd_mapped_bytes"])
         out("PASS" if (o["status"], o["command"]) ==
-            ("layout", "elfthp-align " + os.path.realpath(path)) else "FAIL",
+            ("layout", "elfthp-align -- " + os.path.realpath(path)) else "FAIL",
             label + ": status layout, and the command that rewrites it",
             "status %r, command %r" % (o["status"], o["command"]))
 
