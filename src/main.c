@@ -595,6 +595,7 @@ main(int argc, char **argv)
 		rc = run_all(paths.v, paths.n, &o);
 	path_list_free(&paths);
 	free(o.lists);
+	free(o.excludes);
 	free(o.pids);
 	return output_written(rc);
 }
