@@ -262,8 +262,13 @@ choose_files(struct measure *m, const struct round_result *r, char **paths,
 	if (npaths > 0 && named_missing(m, paths, npaths) != 0)
 		return -1;
 	for (k = 0; k < m->nfiles; k++) {
-		if (consider(m, k, paths, npaths, &keep) != 0)
+		if (consider(m, k, paths, npaths, &keep) != 0) {
+			/* Keep only what is still owned: [0, n) and [k, ...). */
+			while (k < m->nfiles)
+				m->files[n++] = m->files[k++];
+			m->nfiles = n;
 			return -1;
+		}
 		if (!keep) {
 			free(m->files[k].path);
 			continue;
