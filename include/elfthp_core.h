@@ -88,6 +88,12 @@ struct plan_params {
 	uint64_t min_p_align;	/* --page-size: every PT_LOAD's p_align is
 				   raised to at least this; 0: not asked */
 	uint64_t page;		/* the base page the plan is for */
+	bool placed_by_offset;	/* measured on this host for this file: a
+				   mapping of a PMD or more lands at an address
+				   congruent to its file offset (ext4, XFS,
+				   btrfs, tmpfs huge=; not overlayfs), so ld.so
+				   places a shared library PMD-aligned whatever
+				   its p_align (io/placement.c) */
 };
 
 /*
@@ -156,7 +162,7 @@ struct plan {
 	size_t first_pinned;	/* the first of them, by header index */
 	uint64_t windows_now;
 	uint64_t windows_after;
-	bool base_aligned_now;	/* ET_DYN: largest p_align >= target; ET_EXEC: true */
+	bool base_aligned_now;	/* load_base_aligned() as the file is */
 	bool base_aligned_after;	/* the same, with the plan's p_align */
 	bool changed;		/* the output differs from the input */
 };
@@ -208,6 +214,8 @@ uint64_t windows_in(uint64_t vaddr, uint64_t filesz, uint64_t pmd);
 int find_shared_page(const struct elf_layout *, uint64_t page, size_t *,
     size_t *);
 uint64_t max_load_align(const struct elf_layout *, const struct plan *);
+bool load_base_aligned(const struct elf_layout *, const struct plan *,
+    uint64_t target, bool placed_by_offset);
 uint64_t plan_modulus(const struct seg_desc *, const struct seg_plan *,
     uint64_t max_page);
 

@@ -95,6 +95,7 @@ struct pc_map {
 	const char *failed;	/* pc_map failed: the call ("mmap") */
 };
 int host_pmd_read(uint64_t *);
+int placement_by_offset(int fd, uint64_t pmd, uint64_t page, bool *placed);
 uint64_t host_pmd_size(void);
 uint64_t host_page_size(void);
 uint16_t host_machine(void);

@@ -105,14 +105,6 @@ pinned_end(const struct elf_layout *L, const struct load_ref *order,
 		return max_u64(L->ehdr_size, L->phoff + L->nsegs * L->phentsize);
 	return L->ehdr_size;
 }
-/* Is the load base a multiple of target?  ET_EXEC loads where it was linked. */
-static bool
-base_aligned(const struct elf_layout *L, const struct plan *P,
-    uint64_t target)
-{
-	return L->type != ET_DYN || max_load_align(L, P) >= target;
-}
-
 static enum seg_verdict
 verdict_for(const struct seg_desc *s, bool pinned, uint64_t target)
 {
@@ -153,7 +145,8 @@ judge_loads(const struct elf_layout *L, const struct plan_params *p,
 	uint64_t hdr_end = pinned_end(L, order, nload);
 	size_t k, first = first_with_bytes(L, order, nload);
 
-	P->base_aligned_now = base_aligned(L, NULL, p->huge_align);
+	P->base_aligned_now = load_base_aligned(L, NULL, p->huge_align,
+	    p->placed_by_offset);
 	for (k = 0; k < nload; k++) {
 		const struct seg_desc *s = &L->segs[order[k].idx];
 		struct seg_plan *sp = &P->segs[order[k].idx];
@@ -502,11 +495,13 @@ offsets_fit_class32(const struct elf_layout *L, const struct plan *P)
 }
 
 static void
-summarise(const struct elf_layout *L, struct plan *P)
+summarise(const struct elf_layout *L, const struct plan_params *p,
+    struct plan *P)
 {
 	size_t i;
 
-	P->base_aligned_after = base_aligned(L, P, P->huge_align);
+	P->base_aligned_after = load_base_aligned(L, P, P->huge_align,
+	    p->placed_by_offset);
 	P->changed = P->new_size != L->file_size || P->new_shoff != L->shoff ||
 	    P->new_phoff != L->phoff;
 	for (i = 0; i < L->nsegs; i++) {
@@ -582,7 +577,7 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	if (!offsets_fit_class32(L, P))
 		return plan_fail(e, PLAN_TOO_BIG, 0, 0, P->new_size);
-	summarise(L, P);
+	summarise(L, p, P);
 	return 0;
 }
 

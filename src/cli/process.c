@@ -54,6 +54,7 @@ struct job {
 
 static enum step file_error(struct job *, const char *, ...)
     PRINTF_LIKE(2, 3);
+static enum step warm_pmd(struct job *, uint64_t *);
 
 static enum step
 file_error(struct job *j, const char *fmt, ...)
@@ -222,6 +223,35 @@ page_size_for(const struct job *j)
 	return 0;
 }
 
+/*
+ * Where this host places the file's mappings, for the modes that speak of
+ * this host's page cache (--report's measured row, --warm, the rewrite's
+ * page-cache step): a shared library may get an aligned base from its file
+ * system whatever its p_align (io/placement.c).  --check judges the file,
+ * which may be installed where that does not hold (overlayfs), and asks
+ * nothing of the host.
+ */
+static enum step
+host_placement(struct job *j, struct plan_params *params)
+{
+	uint64_t pmd;
+
+	params->placed_by_offset = false;
+	if (j->o->mode == MODE_CHECK || j->layout.machine != host_machine() ||
+	    file_kind(&j->layout) != KIND_SHARED_LIBRARY ||
+	    max_load_align(&j->layout, NULL) >= params->huge_align)
+		return STEP_OK;
+	if (warm_pmd(j, &pmd) != STEP_OK)
+		return STEP_STOP;
+	if (pmd != params->huge_align)
+		return STEP_OK;	/* --align or a foreign page: no PMD of ours */
+	if (placement_by_offset(j->fd, pmd, host_page_size(),
+	    &params->placed_by_offset) != 0)
+		return file_error(j, "could not look where the kernel places "
+		    "its mappings: mmap: %s", strerror(errno));
+	return STEP_OK;
+}
+
 static enum step
 file_params(struct job *j, struct plan_params *params)
 {
@@ -232,7 +262,7 @@ file_params(struct job *j, struct plan_params *params)
 	if (plan_params_make(&r, params, &why) != 0)
 		return file_error(j, "%s: %s", machine_name(j->layout.machine),
 		    why);
-	return STEP_OK;
+	return host_placement(j, params);
 }
 
 /*

@@ -198,6 +198,21 @@ measure_cached(const struct phdr_view *s, const struct geometry *geo,
 }
 
 /*
+ * The alignment the host's base has: the largest p_align, or the PMD
+ * where the planner's one rule (load_base_aligned) says this host aligns
+ * it anyway (a shared library on a file system that places mappings by
+ * their offset).
+ */
+static uint64_t
+host_base_align(const struct elf_layout *L, const struct plan *P,
+    bool base_aligned, const struct geometry *geo)
+{
+	uint64_t a = max_load_align(L, P);
+
+	return base_aligned && a < geo->pmd ? geo->pmd : a;
+}
+
+/*
  * The host's own geometry, measured: NOW counts only the windows that are
  * huge in the page cache now (and usable: congruent, base aligned).
  * AFTER is what `elfthp-align FILE` leaves: a rewritten file is written
@@ -214,7 +229,8 @@ impact_measured(const struct elf_layout *L, const struct plan *P,
 {
 	const struct geometry *geo = out->geometry;
 	struct phdr_view now = { .segs = L->segs, .nsegs = L->nsegs,
-		.type = L->type, .max_align = max_load_align(L, NULL) };
+		.type = L->type, .max_align = host_base_align(L, NULL,
+		P->base_aligned_now, geo) };
 	uint64_t w_now, w_after;
 
 	measure_cached(&now, geo, cv, false, &out->translations_now, &w_now);
@@ -223,7 +239,8 @@ impact_measured(const struct elf_layout *L, const struct plan *P,
 			struct phdr_view then = now;
 
 			then.segs = after;
-			then.max_align = max_load_align(L, P);
+			then.max_align = host_base_align(L, P,
+			    P->base_aligned_after, geo);
 			measure_cached(&then, geo, &(struct cache_view){ 0 },
 			    false, &out->translations_after, &w_after);
 		} else {
@@ -238,6 +255,9 @@ impact_measured(const struct elf_layout *L, const struct plan *P,
 	out->windows_after = w_after;
 	out->rss_increase_max = (w_after > w_now ? w_after - w_now : 0) *
 	    (geo->pmd - geo->page);
+	/* A base this host aligns already loses no more ASLR to the rewrite. */
+	if (now.max_align >= geo->pmd)
+		out->aslr_bits_lost = 0;
 	out->measured = true;
 }
 
@@ -257,18 +277,6 @@ kernel_patch_aligns(const struct elf_layout *L, const struct seg_desc *s,
 		return false;
 	return s->vaddr % pmd == 0 && s->offset % pmd == 0 &&
 	    s->filesz >= pmd && s->align < pmd;
-}
-
-enum file_kind
-file_kind(const struct elf_layout *L)
-{
-	if (L->type == ET_EXEC)
-		return KIND_EXECUTABLE;
-	if (L->flags1_pie)
-		return L->has_interp ? KIND_PIE : KIND_STATIC_PIE;
-	if (L->has_interp && !L->has_soname)
-		return KIND_PIE;	/* linked before DF_1_PIE existed */
-	return KIND_SHARED_LIBRARY;
 }
 
 /* The words the report and JSON use for each kind. */

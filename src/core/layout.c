@@ -119,6 +119,66 @@ max_load_align(const struct elf_layout *L, const struct plan *P)
 	return maxalign;
 }
 
+enum file_kind
+file_kind(const struct elf_layout *L)
+{
+	if (L->type == ET_EXEC)
+		return KIND_EXECUTABLE;
+	if (L->flags1_pie)
+		return L->has_interp ? KIND_PIE : KIND_STATIC_PIE;
+	if (L->has_interp && !L->has_soname)
+		return KIND_PIE;	/* linked before DF_1_PIE existed */
+	return KIND_SHARED_LIBRARY;
+}
+
+/*
+ * The span ld.so maps first: from the lowest PT_LOAD's address to the end
+ * of the highest.  Its offset is the lowest PT_LOAD's (*first).
+ */
+static uint64_t
+load_span(const struct elf_layout *L, const struct seg_desc **first)
+{
+	uint64_t end = 0;
+	size_t i;
+
+	*first = NULL;
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+
+		if (s->type != PT_LOAD)
+			continue;
+		if (*first == NULL || s->vaddr < (*first)->vaddr)
+			*first = s;
+		end = max_u64(end, s->vaddr + s->memsz);
+	}
+	return *first == NULL ? 0 : end - (*first)->vaddr;
+}
+
+/*
+ * Is the load base a multiple of target?  The one rule every mode asks.
+ * ET_EXEC loads where it was linked.  The kernel aligns a PIE's base to
+ * its largest p_align, and so does glibc >= 2.35 a shared library's.  A
+ * shared library's base is aligned all the same where the host places a
+ * file mapping of a PMD or more at an address congruent to its offset
+ * (placed_by_offset, measured: ext4, XFS, tmpfs huge=; not overlayfs):
+ * ld.so's first mapping of it, glibc's or musl's, covers its whole span
+ * from the lowest PT_LOAD's offset.  P: with the plan's p_align, else
+ * as the file is.
+ */
+bool
+load_base_aligned(const struct elf_layout *L, const struct plan *P,
+    uint64_t target, bool placed_by_offset)
+{
+	const struct seg_desc *first;
+
+	if (L->type != ET_DYN || max_load_align(L, P) >= target)
+		return true;
+	if (!placed_by_offset || file_kind(L) != KIND_SHARED_LIBRARY)
+		return false;
+	return load_span(L, &first) >= target &&
+	    congruent(first->offset, first->vaddr, target);
+}
+
 /*
  * What a PT_LOAD's offset must be congruent to its address modulo: its own
  * p_align and the machine's largest page, and for an eligible one its
