@@ -174,6 +174,16 @@ state_text(enum window_state s)
 	return "";
 }
 
+/* -n and -v: how the page cache was reached, where that was not plain. */
+void
+cache_how_text(FILE *f, const struct warm_result *r)
+{
+	if (r->cache_how != NULL)
+		fprintf(f, "  page cache reached through %s%s%s%s\n",
+		    r->cache_how, r->cache_why ? " (" : "",
+		    r->cache_why ? r->cache_why : "", r->cache_why ? ")" : "");
+}
+
 /* One line per window, by file offset: -n and -v. */
 static void
 windows_text(FILE *f, const struct warm_result *r, const uint8_t *states,
@@ -181,10 +191,8 @@ windows_text(FILE *f, const struct warm_result *r, const uint8_t *states,
 {
 	uint64_t k;
 
-	if (r->cache_how != NULL)
-		fprintf(f, "  page cache reached through %s%s%s%s\n",
-		    r->cache_how, r->cache_why ? " (" : "",
-		    r->cache_why ? r->cache_why : "", r->cache_why ? ")" : "");
+	if (states != NULL)
+		cache_how_text(f, r);
 	for (k = 0; states != NULL && k < nranges; k++)
 		if (states[k] != WINDOW_NONE)
 			fprintf(f, "  window at file offset 0x%" PRIx64 ": %s\n",
@@ -324,6 +332,12 @@ host_text_path(FILE *f, const struct host_path *h)
 		    strerror(h->probe.error), tri_name(h->expect.write),
 		    tri_name(h->expect.readahead), tri_name(h->expect.collapse));
 	}
+	/* The probe is a new file: overlayfs puts it in the upper layer. */
+	if (strcmp(h->fs.type, "overlay") == 0)
+		fprintf(f, "\n  overlayfs: the probe's file is in the upper "
+		    "layer; a file of a lower layer (the image) is read from "
+		    "that layer's file system: --warm -v PATH says what it "
+		    "gets there");
 	fprintf(f, "\n  %s\n", h->sentence);
 }
 

@@ -21,7 +21,9 @@
 #     are unchanged;
 #   - --report and --warm -n through the overlay see the huge windows
 #     (cachestat on the overlay fd sees none: the old look said 0); -v
-#     says which way the page cache was reached;
+#     and -n say which way the page cache was reached, a plain --warm
+#     does not; --host on the merged directory says its probe file is in
+#     the upper layer;
 #   - lower, a process maps the small folios through the overlay: --warm
 #     exits 1 and names its pid (not "a process this user cannot
 #     inspect"); stopped, --warm, started again: windows x 2 MiB;
@@ -161,6 +163,12 @@ run_kb "overlay, dirty lower cp: the run after" "$HUGE_KB" "$M/prog"
 echo "# looks through the overlay"
 run_tool --report "$M/prog"
 assert "overlay: --report sees $NW of $NW windows huge" said "page cache: $NW of $NW windows huge now"
+run_tool --warm "$M/prog"
+assert "overlay: --warm without -v keeps the way to itself" not_said "page cache reached"
+run_tool -v "$M/prog"
+assert "overlay: the page-cache step of a plain run, -v, says the way" said "page cache reached through overlayfs"
+run_tool --host "$M"
+assert "overlay: --host says its probe is in the upper layer" said "the probe's file is in the upper layer"
 run_tool --warm -n -v "$M/prog"
 assert "overlay: --warm -n sees $NW of $NW windows huge" said "$NW of $NW windows huge"
 assert "overlay: -v says how the page cache was reached" said "page cache reached through overlayfs"
