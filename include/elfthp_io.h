@@ -132,6 +132,7 @@ struct pc_view {
 	int real_fd;		/* overlayfs: the real file, or -1 */
 	bool overlay;		/* fd is on overlayfs */
 	bool via_mapping;	/* count the cache with mincore on mappings */
+	bool blind;		/* ... which lies to this user: no count */
 	struct pc_ident ids[PC_MAX_IDENTS];
 	size_t nids;
 	const char *how;	/* overlayfs: which way was used (-v) */

@@ -23,7 +23,10 @@
  *   - without it, the cache is counted with mincore on mappings of the
  *     overlay descriptor (those map the real file on every kernel), unless
  *     cachestat through the descriptor is seen to count a page that
- *     mincore counts;
+ *     mincore counts.  mincore answers only to the file's owner or to a
+ *     process that may write it (others are told every page is cached):
+ *     a page past the end of the file, which no folio holds, tells which;
+ *     where it pretends, nothing here can count the cache (v->blind);
  *   - the dev:ino pairs looked for in /proc/PID/maps are fstat's, the one
  *     /proc/self/maps shows for a mapping of ours, and the real file's.
  *
@@ -138,9 +141,30 @@ cachestat_sees(int fd, const void *addr, uint64_t page)
 	return pc_cachestat(fd, 0, page, &pages) == 0 && pages == 1;
 }
 
+/*
+ * Does mincore tell this process the truth about fd?  Not where it may
+ * neither own nor write the file: then it says every page is cached.  It
+ * is asked about a page 4 MiB past the end, where no folio can be.
+ */
+static bool
+mincore_truthful(int fd, off_t size, uint64_t page)
+{
+	off_t past = (size + (off_t)(UINT64_C(8) << 20)) & ~(off_t)(page - 1);
+	void *at = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, past);
+	unsigned char in = 1;
+
+	if (at == MAP_FAILED)
+		return false;
+	if (mincore(at, (size_t)page, &in) != 0)
+		in = 1;
+	munmap(at, (size_t)page);
+	return !(in & 1);
+}
+
 /* The overlay case: one page of fd mapped, looked at, and unmapped. */
 static int
-view_overlay(struct pc_view *v, uint64_t page, const char **failed)
+view_overlay(struct pc_view *v, off_t size, uint64_t page,
+    const char **failed)
 {
 	void *at = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, v->fd, 0);
 	uint64_t dev, ino;
@@ -160,6 +184,7 @@ view_overlay(struct pc_view *v, uint64_t page, const char **failed)
 		add_ident(v, st.st_dev, st.st_ino);
 	v->via_mapping = v->real_fd < 0 && !cachestat_sees(v->fd, at, page);
 	munmap(at, (size_t)page);
+	v->blind = v->via_mapping && !mincore_truthful(v->fd, size, page);
 	v->how = v->real_fd >= 0 ? "overlayfs: the real file, opened through "
 	    "/proc/self/map_files" : v->via_mapping ? "overlayfs: mappings of "
 	    "the overlay file (mincore), as cachestat through it sees no page "
@@ -188,7 +213,7 @@ pc_view_open(int fd, uint64_t page, struct pc_view *v, const char **failed)
 		return -1;
 	if (!v->overlay || st.st_size < (off_t)page)
 		return 0;
-	return view_overlay(v, page, failed);
+	return view_overlay(v, st.st_size, page, failed);
 }
 
 void

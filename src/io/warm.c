@@ -462,6 +462,11 @@ warm_setup(struct warm_ctx *c, struct fs_info *fs)
 	if (pc_view_open(c->fd, c->page, &c->v, &what) != 0)
 		return failed(c, errno, what);
 	c->view_open = true;
+	/* A count that would say "cached" of every page is no look. */
+	if (c->v.blind)
+		return failed(c, EACCES, "mincore through overlayfs (it "
+		    "answers only to the file's owner or a writer, and "
+		    "cachestat through overlayfs sees no page cache)");
 	c->r->cache_how = c->v.how;
 	c->r->cache_why = c->v.real_why;
 	/* Before anything is read: a look that cannot see a PMD is no look. */

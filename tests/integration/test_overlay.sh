@@ -32,7 +32,10 @@
 #     windows x 2 MiB; the lower file is left as it was;
 #   - the rewrite through the overlay of the original lld-pie (the new
 #     file lands in the upper layer) runs huge at once;
-#   - --pid of a run through the overlay agrees with its smaps.
+#   - --pid of a run through the overlay agrees with its smaps;
+#   - not root (nobody): a root-owned file is no look (exit 2, mincore
+#     answers only to the owner or a writer: it would say every page is
+#     cached); nobody's own cp, not yet written back, is made huge.
 # Needs root (loop and overlay mounts), x86_64 with 2 MiB PMDs, ext4 with
 # large folios (Linux 6.16): a kernel that refuses a mount is a counted
 # skip, as is a lower ext4 where even a file written with 16 MiB writes
@@ -214,6 +217,33 @@ if [ -f "$UP/up/prog" ]; then
     assert "overlay, copied up: the upper file's bytes are REF's" same_file "$UP/up/prog" "$REF"
 else
     fail "overlay: chmod copied prog up" "no $UP/up/prog"
+fi
+
+echo "# not root: mincore through the overlay answers only to the owner or a writer"
+# Others are told every page is cached: a count from it would blame an
+# unseen process for every window.  As nobody, a root-owned file is no
+# look (exit 2, saying why); nobody's own cp, not yet written back, is
+# made huge.
+NOBODY=$(id -u nobody 2>/dev/null)
+as_nobody() { setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups "$@"; }
+chmod o+x "$WORK"
+if need "overlay, not root" "no user nobody, or no setpriv"         test -n "$NOBODY" -a -x "$(command -v setpriv)" &&
+   need "overlay, not root" "nobody cannot run $TOOL" as_nobody "$TOOL" --version > /dev/null; then
+    drop_cache "$LO/prog"
+    cat "$LO/prog" > /dev/null
+    T_OUT=$(as_nobody "$TOOL" --warm "$M/prog" 2>&1); T_RC=$? T_ERR=""
+    assert "overlay, nobody, root's file: --warm exits 2" tool_rc 2
+    assert "overlay, nobody, root's file: says mincore cannot see" said "answers only to the file's owner"
+    assert "overlay, nobody, root's file: no cause it did not see" not_said "cannot inspect"
+    overlay_umount
+    cp "$REF" "$LO/mine" && chown "$NOBODY:$NOBODY" "$LO/mine" && chmod 755 "$LO/mine"
+    overlay_mount || { fail "overlay mount again" "$WHY"; finish; }
+    T_OUT=$(as_nobody "$TOOL" --warm -v "$M/mine" 2>&1); T_RC=$? T_ERR=""
+    assert "overlay, nobody's own dirty cp: --warm exits 0" tool_rc 0
+    assert "overlay, nobody's own dirty cp: $NW made huge" equals "made huge in [$T_OUT]" \
+        "$(made_in_text "$T_OUT")" "$NW"
+    assert "overlay, nobody: -v says map_files was refused" said "map_files refused"
+    run_kb "overlay, nobody's own dirty cp: the run after" "$HUGE_KB" "$M/mine"
 fi
 
 echo "# the rewrite through the overlay: the new file is in the upper layer"
