@@ -144,7 +144,7 @@ cachestat_sees(int fd, const void *addr, uint64_t page)
 /*
  * Does mincore tell this process the truth about fd?  Not where it may
  * neither own nor write the file: then it says every page is cached.  It
- * is asked about a page 4 MiB past the end, where no folio can be.
+ * is asked about a page 8 MiB past the end, where no folio can be.
  */
 static bool
 mincore_truthful(int fd, off_t size, uint64_t page)
