@@ -99,7 +99,7 @@ CORE_SRCS = src/segment_pad.c src/core/layout.c src/core/validate.c \
        src/core/hugefs.c src/core/windows.c src/core/pid_verdict.c \
        src/core/measure_stats.c
 IO_SRCS = src/phdr_rewrite.c src/io/elf_read.c src/io/atomic_file.c \
-       src/io/fs_info.c src/io/pagecache.c src/io/warm.c src/io/pid_scan.c \
+       src/io/fs_info.c src/io/pagecache.c src/io/pc_view.c src/io/warm.c src/io/pid_scan.c \
        src/io/error_text.c src/io/host_probe.c src/io/dest.c \
        src/io/dirfd.c src/io/measure_run.c src/io/placement.c
 CLI_SRCS = src/main.c src/report.c src/cli/process.c src/cli/runner.c \

@@ -151,6 +151,7 @@ void report_warm(FILE *, const struct options *, const char *name,
     uint64_t nranges);
 void warm_outcome_text(FILE *, const struct warm_result *, bool rewriting,
     bool written);
+void cache_how_text(FILE *, const struct warm_result *);
 void warm_json_fields(struct json *, const struct warm_result *);
 void report_pid_file(FILE *, const struct options *, const struct pid_row *,
     size_t n);

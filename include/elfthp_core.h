@@ -466,6 +466,8 @@ enum warm_reason {
 	WARM_BUSY,		/* a process maps the window's small folios */
 	WARM_NO_HUGE_FOLIOS,	/* the file system keeps none */
 	WARM_NO_HUGE_PAGE,	/* none could be allocated */
+	WARM_STILL_CACHED,	/* small folios outlived the drop, mapped by
+				   no process this user can see */
 	WARM_NREASONS,
 };
 #define WARM_MAX_PIDS 8
@@ -503,6 +505,10 @@ struct warm_result {
 	char comms[WARM_MAX_PIDS][16];	/* and their names (/proc/PID/comm) */
 	size_t npids;
 	size_t unreadable;	/* processes whose maps could not be read */
+	uint64_t unclean;	/* WARM_STILL_CACHED: dirty or writeback pages */
+	bool unclean_unknown;	/* ... where cachestat could not count them */
+	const char *cache_how;	/* overlayfs: how the page cache was reached */
+	const char *cache_why;	/* overlayfs: why not the real file */
 	char fs_type[32];
 	const char *fs_why;	/* WARM_NO_HUGE_FOLIOS: the fact behind it */
 };

@@ -105,18 +105,49 @@ void pc_unmap(struct pc_map *);
 int pc_resident(const struct pc_map *, uint64_t page, uint64_t *pages);
 int pc_resident_at(const struct pc_map *, uint64_t off, uint64_t len,
     uint64_t page, uint64_t *pages);
-int pc_cached(int fd, uint64_t off, uint64_t len, uint64_t pmd,
+int pc_cached(int fd, int map_fd, uint64_t off, uint64_t len, uint64_t pmd,
     uint64_t page, uint64_t *pages);
+int pc_cachestat(int fd, uint64_t off, uint64_t len, uint64_t *pages);
+int pc_cachestat_unclean(int fd, uint64_t off, uint64_t len,
+    uint64_t *pages);
 int pc_populate(const struct pc_map *);
 int pc_populate_at(const struct pc_map *, uint64_t off, uint64_t len);
 int pc_collapse(const struct pc_map *);
 int pc_drop(int fd, uint64_t off, uint64_t len);
 int pc_pmd_mapped(const void *addr, uint64_t *bytes);
 int pc_can_look(const char **what);
-struct stat;
-int pc_find_mappers(const struct stat *, uint64_t off, uint64_t len,
-    long *pids, size_t max, size_t *count, size_t *unreadable);
 void pc_comm(long pid, char *, size_t);
+struct stat;
+
+/*
+ * pc_view.c: where an open file's page cache is (overlayfs keeps none of
+ * its own), and the dev:ino pairs its mappers show in /proc/PID/maps.
+ */
+#define PC_MAX_IDENTS 3
+struct pc_ident {
+	uint64_t dev;
+	uint64_t ino;
+};
+struct pc_view {
+	int fd;			/* the file as opened: mmap goes through it */
+	int real_fd;		/* overlayfs: the real file, or -1 */
+	bool overlay;		/* fd is on overlayfs */
+	bool via_mapping;	/* count the cache with mincore on mappings */
+	bool blind;		/* ... which lies to this user: no count */
+	struct pc_ident ids[PC_MAX_IDENTS];
+	size_t nids;
+	const char *how;	/* overlayfs: which way was used (-v) */
+	const char *real_why;	/* overlayfs, real_fd -1: why */
+};
+int pc_view_open(int fd, uint64_t page, struct pc_view *, const char **failed);
+void pc_view_close(struct pc_view *);
+int pc_view_cache_fd(const struct pc_view *);
+int pc_view_cached(const struct pc_view *, uint64_t off, uint64_t len,
+    uint64_t pmd, uint64_t page, uint64_t *pages);
+int pc_view_unclean(const struct pc_view *, uint64_t off, uint64_t len,
+    uint64_t *pages);
+int pc_find_mappers(const struct pc_view *, uint64_t off, uint64_t len,
+    long *pids, size_t max, size_t *count, size_t *unreadable);
 
 /* warm.c: --warm, one file; fills a struct warm_result (elfthp_core.h). */
 int warm_file(int fd, const char *path, const struct warm_plan *,

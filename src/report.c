@@ -203,6 +203,8 @@ report_rewrite(FILE *f, const struct options *o, const char *name,
 			snprintf(shown, sizeof(shown), "%s", name);
 		rewrite_text(f, shown, L, P, o->dry_run, o->output != NULL,
 		    cache);
+		if ((o->dry_run || o->verbose > 0) && cache != NULL)
+			cache_how_text(f, cache);
 		if (o->dry_run || o->verbose > 0)
 			report_plan_table(f, L, P);
 		return;

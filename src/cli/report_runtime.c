@@ -16,6 +16,7 @@ static const char *const reason_codes[WARM_NREASONS] = {
 	[WARM_BUSY] = "busy",
 	[WARM_NO_HUGE_FOLIOS] = "no-huge-folios",
 	[WARM_NO_HUGE_PAGE] = "no-huge-page",
+	[WARM_STILL_CACHED] = "still-cached",
 };
 
 static void
@@ -27,6 +28,31 @@ pid_list(char *buf, size_t len, const struct warm_result *r)
 	for (i = 0; i < r->npids && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%ld (%s)",
 		    i ? ", " : "", r->pids[i], r->comms[i]);
+}
+
+/*
+ * Small folios that outlived POSIX_FADV_DONTNEED: only what was seen, the
+ * dirty pages counted and the processes whose maps could not be read.
+ */
+static void
+still_cached_text(char *buf, size_t len, const struct warm_result *r)
+{
+	char who[96] = "", dirty[128];
+
+	if (r->unreadable > 0)
+		snprintf(who, sizeof(who), " (the maps of %zu process%s could "
+		    "not be read)", r->unreadable, r->unreadable == 1 ? "" :
+		    "es");
+	if (r->unclean > 0)
+		snprintf(dirty, sizeof(dirty), "%" PRIu64 " pages dirty or "
+		    "under writeback: run sync, then --warm again", r->unclean);
+	else
+		snprintf(dirty, sizeof(dirty), "%s: cause not seen; run --warm "
+		    "again later", r->unclean_unknown ? "their dirty state "
+		    "cannot be read through overlayfs" : "none dirty");
+	snprintf(buf, len, "small folios still cached after "
+	    "POSIX_FADV_DONTNEED, mapped by no process this user can see%s; "
+	    "%s", who, dirty);
 }
 
 /* The sentence for one reason: what it is and what to do. */
@@ -42,14 +68,11 @@ reason_text(char *buf, size_t len, const struct warm_result *r,
 		break;
 	case WARM_BUSY:
 		pid_list(pids, sizeof(pids), r);
-		if (r->npids > 0)
-			snprintf(buf, len, "small folios mapped by pid %s: stop "
-			    "it, run --warm again, then start it", pids);
-		else
-			snprintf(buf, len, "small folios still cached and in use "
-			    "(%s): stop the programs that map it, then run "
-			    "--warm again", r->unreadable ? "by a process this "
-			    "user cannot inspect" : "mapped, locked or dirty");
+		snprintf(buf, len, "small folios mapped by pid %s: stop it, run "
+		    "--warm again, then start it", pids);
+		break;
+	case WARM_STILL_CACHED:
+		still_cached_text(buf, len, r);
 		break;
 	case WARM_NO_HUGE_FOLIOS:
 		snprintf(buf, len, "the file system (%s) keeps no huge folios%s%s"
@@ -151,6 +174,16 @@ state_text(enum window_state s)
 	return "";
 }
 
+/* -n and -v: how the page cache was reached, where that was not plain. */
+void
+cache_how_text(FILE *f, const struct warm_result *r)
+{
+	if (r->cache_how != NULL)
+		fprintf(f, "  page cache reached through %s%s%s%s\n",
+		    r->cache_how, r->cache_why ? " (" : "",
+		    r->cache_why ? r->cache_why : "", r->cache_why ? ")" : "");
+}
+
 /* One line per window, by file offset: -n and -v. */
 static void
 windows_text(FILE *f, const struct warm_result *r, const uint8_t *states,
@@ -158,6 +191,8 @@ windows_text(FILE *f, const struct warm_result *r, const uint8_t *states,
 {
 	uint64_t k;
 
+	if (states != NULL)
+		cache_how_text(f, r);
 	for (k = 0; states != NULL && k < nranges; k++)
 		if (states[k] != WINDOW_NONE)
 			fprintf(f, "  window at file offset 0x%" PRIx64 ": %s\n",
@@ -297,6 +332,12 @@ host_text_path(FILE *f, const struct host_path *h)
 		    strerror(h->probe.error), tri_name(h->expect.write),
 		    tri_name(h->expect.readahead), tri_name(h->expect.collapse));
 	}
+	/* The probe is a new file: overlayfs puts it in the upper layer. */
+	if (strcmp(h->fs.type, "overlay") == 0)
+		fprintf(f, "\n  overlayfs: the probe's file is in the upper "
+		    "layer; a file of a lower layer (the image) is read from "
+		    "that layer's file system: --warm -v PATH says what it "
+		    "gets there");
 	fprintf(f, "\n  %s\n", h->sentence);
 }
 

@@ -148,7 +148,8 @@ windows_in_state(const uint8_t *states, uint64_t nranges,
 enum file_class
 settle_verdict(const struct warm_result *r)
 {
-	if (r->not_huge[WARM_BUSY] + r->not_huge[WARM_NO_HUGE_PAGE] > 0)
+	if (r->not_huge[WARM_BUSY] + r->not_huge[WARM_NO_HUGE_PAGE] +
+	    r->not_huge[WARM_STILL_CACHED] > 0)
 		return FILE_NOT_HUGE;
 	return FILE_DONE;
 }

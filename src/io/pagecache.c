@@ -199,27 +199,55 @@ pc_resident_at(const struct pc_map *m, uint64_t off, uint64_t len,
 }
 
 /*
- * Cached pages of [off, off + len) of the file: cachestat(2) counts them
- * folio by folio, where mincore looks up every page (a 300 MiB file
- * costs it milliseconds); mincore on a mapping where the kernel has no
- * cachestat.  Returns 0, or -1 with errno.
+ * cachestat(2) of [off, off + len) of fd: its cached pages, or with
+ * unclean its dirty and under-writeback ones.  0, or -1 with errno
+ * (ENOSYS before Linux 6.5).
  */
-int
-pc_cached(int fd, uint64_t off, uint64_t len, uint64_t pmd, uint64_t page,
+static int
+cachestat_of(int fd, uint64_t off, uint64_t len, bool unclean,
     uint64_t *pages)
 {
 	struct cachestat_range r = { off, len };
 	struct cachestat cs;
+
+	if (syscall(SYS_cachestat, fd, &r, &cs, 0) != 0)
+		return -1;
+	*pages = unclean ? cs.nr_dirty + cs.nr_writeback : cs.nr_cache;
+	return 0;
+}
+
+int
+pc_cachestat(int fd, uint64_t off, uint64_t len, uint64_t *pages)
+{
+	return cachestat_of(fd, off, len, false, pages);
+}
+
+int
+pc_cachestat_unclean(int fd, uint64_t off, uint64_t len, uint64_t *pages)
+{
+	return cachestat_of(fd, off, len, true, pages);
+}
+
+/*
+ * Cached pages of [off, off + len) of the file: cachestat(2) on fd counts
+ * them folio by folio, where mincore looks up every page (a 300 MiB file
+ * costs it milliseconds); mincore on a mapping of map_fd where that is
+ * given (an overlay file, whose own descriptor cachestat cannot see
+ * through: pc_view.c), or where the kernel has no cachestat.  Returns 0,
+ * or -1 with errno.
+ */
+int
+pc_cached(int fd, int map_fd, uint64_t off, uint64_t len, uint64_t pmd,
+    uint64_t page, uint64_t *pages)
+{
 	struct pc_map m;
 	int rc;
 
-	if (syscall(SYS_cachestat, fd, &r, &cs, 0) == 0) {
-		*pages = cs.nr_cache;
+	if (map_fd < 0 && pc_cachestat(fd, off, len, pages) == 0)
 		return 0;
-	}
-	if (errno != ENOSYS)
+	if (map_fd < 0 && errno != ENOSYS)
 		return -1;
-	if (pc_map(fd, off, len, pmd, false, &m) != 0)
+	if (pc_map(map_fd >= 0 ? map_fd : fd, off, len, pmd, false, &m) != 0)
 		return -1;
 	rc = pc_resident(&m, page, pages);
 	pc_unmap(&m);
@@ -348,25 +376,28 @@ pc_pmd_mapped(const void *addr, uint64_t *bytes)
 
 /* Does a line of /proc/PID/maps map part of [off, off + len) of the file? */
 static bool
-maps_line_hits(const char *line, const struct stat *st, uint64_t off,
+maps_line_hits(const char *line, const struct pc_view *v, uint64_t off,
     uint64_t len)
 {
 	unsigned long long start, end, pgoff, inode;
 	unsigned maj, min;
 	char perms[8];
+	size_t i;
 
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms,
 	    &pgoff, &maj, &min, &inode) != 7)
 		return false;
-	if (inode != (unsigned long long)st->st_ino ||
-	    makedev(maj, min) != st->st_dev)
+	for (i = 0; i < v->nids; i++)
+		if (inode == v->ids[i].ino && makedev(maj, min) == v->ids[i].dev)
+			break;
+	if (i == v->nids)
 		return false;
 	return pgoff < off + len && off < pgoff + (end - start);
 }
 
 /* 1: pid maps part of the range; 0: it does not, or is gone; -1: errno. */
 static int
-maps_file_hits(const char *pid, const struct stat *st, uint64_t off,
+maps_file_hits(const char *pid, const struct pc_view *v, uint64_t off,
     uint64_t len)
 {
 	char path[64], line[4096];
@@ -377,7 +408,7 @@ maps_file_hits(const char *pid, const struct stat *st, uint64_t off,
 	if ((f = fopen(path, "re")) == NULL)
 		return errno == ENOENT || errno == ESRCH ? 0 : -1;
 	while (!hit && fgets(line, sizeof(line), f) != NULL)
-		hit = maps_line_hits(line, st, off, len);
+		hit = maps_line_hits(line, v, off, len);
 	e = ferror(f) ? (errno ? errno : EIO) : 0;
 	fclose(f);
 	/* A process that exits while we read has nothing mapped. */
@@ -390,14 +421,14 @@ maps_file_hits(const char *pid, const struct stat *st, uint64_t off,
 
 /*
  * The processes other than this one that map part of [off, off + len) of
- * the file st describes: up to max PIDs in pids, their total count in
+ * the file v describes (under any of its dev:ino pairs): up to max PIDs in pids, their total count in
  * *count.  *unreadable counts the processes whose maps this user may not
  * read (EACCES, EPERM: reported as such).  Returns 0, or -1 with errno
  * when /proc or a process's maps could not be read for another reason
  * (EMFILE, ENOMEM): then nobody can say the range is unmapped.
  */
 int
-pc_find_mappers(const struct stat *st, uint64_t off, uint64_t len,
+pc_find_mappers(const struct pc_view *v, uint64_t off, uint64_t len,
     long *pids, size_t max, size_t *count, size_t *unreadable)
 {
 	DIR *d = opendir("/proc");
@@ -417,7 +448,7 @@ pc_find_mappers(const struct stat *st, uint64_t off, uint64_t len,
 
 		if (*end != '\0' || pid <= 0 || pid == self)
 			continue;
-		hit = maps_file_hits(e->d_name, st, off, len);
+		hit = maps_file_hits(e->d_name, v, off, len);
 		if (hit < 0 && (errno == EACCES || errno == EPERM))
 			(*unreadable)++;
 		else if (hit < 0)

@@ -46,6 +46,9 @@ struct warm_ctx {
 	int fd;
 	const char *path;
 	struct stat st;
+	struct pc_view v;	/* where the page cache is (overlayfs) */
+	bool view_open;
+	bool wait_off;		/* a drop waited for in vain: not again */
 	uint64_t pmd;
 	uint64_t page;
 	struct fs_expect expect;
@@ -95,7 +98,7 @@ static int
 file_resident(struct warm_ctx *c, uint64_t *pages)
 {
 	*pages = 0;
-	if (pc_cached(c->fd, 0, (uint64_t)c->st.st_size, c->pmd, c->page,
+	if (pc_view_cached(&c->v, 0, (uint64_t)c->st.st_size, c->pmd, c->page,
 	    pages) != 0)
 		return failed(c, errno, "cachestat");
 	return 0;
@@ -218,6 +221,64 @@ left_cached(struct warm_ctx *c, uint64_t k, uint64_t *left)
 	return rc;
 }
 
+/*
+ * Small folios left after a drop of an overlay file whose real file could
+ * not be opened.  fdatasync through overlayfs does not reach a lower file
+ * (a layer just unpacked is still dirty), and dirty pages are not dropped
+ * while the writeback that POSIX_FADV_DONTNEED itself starts runs: so the
+ * drop is tried again, after waits of 10, 50 and 250 ms.  Once that was
+ * in vain, not again for this file.  Elsewhere fdatasync has written the
+ * file back.  *left: the pages still cached.  0, or -1 (c->fail).
+ */
+static int
+drop_again(struct warm_ctx *c, uint64_t k, uint64_t *left)
+{
+	static const unsigned wait_ms[] = { 10, 50, 250 };
+	size_t i;
+	int e;
+
+	if (!c->v.overlay || c->v.real_fd >= 0)
+		return 0;
+	for (i = 0; *left > 0 && !c->wait_off && i < 3; i++) {
+		usleep(wait_ms[i] * 1000);
+		if ((e = pc_drop(pc_view_cache_fd(&c->v), k * c->pmd,
+		    c->pmd)) != 0)
+			return failed(c, e, "posix_fadvise(POSIX_FADV_DONTNEED)");
+		if (left_cached(c, k, left) != 0)
+			return -1;
+	}
+	c->wait_off = *left > 0;
+	return 0;
+}
+
+/*
+ * Range k is still cached after the drops, and no process this user can
+ * read the maps of maps it: what was seen is said, not a guess.  Its
+ * dirty pages, where cachestat can count them (not through overlayfs).
+ */
+static void
+still_cached(struct warm_ctx *c, uint64_t k)
+{
+	uint64_t unclean = 0;
+
+	if (pc_view_unclean(&c->v, k * c->pmd, c->pmd, &unclean) != 0)
+		c->r->unclean_unknown = true;
+	else
+		c->r->unclean += unclean;
+	not_huge(c, WARM_STILL_CACHED);
+}
+
+/* fdatasync, once: the real file's where overlayfs hides it. */
+static int
+sync_once(struct warm_ctx *c)
+{
+	if (!c->synced && fdatasync(pc_view_cache_fd(&c->v)) != 0 &&
+	    errno != EINVAL && errno != EROFS)
+		return failed(c, errno, "fdatasync");
+	c->synced = true;
+	return 0;
+}
+
 /* Step 2.  Returns false (and says why) if the small folios must stay. */
 static bool
 drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
@@ -227,7 +288,7 @@ drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
 	uint64_t left = 0;
 	int e;
 
-	if (pc_find_mappers(&c->st, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
+	if (pc_find_mappers(&c->v, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
 	    &n, &unreadable) != 0) {
 		failed(c, errno, "/proc/PID/maps");
 		return false;
@@ -239,21 +300,16 @@ drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
 		not_huge(c, WARM_BUSY);
 		return false;
 	}
-	if (!c->synced && fdatasync(c->fd) != 0 && errno != EINVAL &&
-	    errno != EROFS) {
-		failed(c, errno, "fdatasync");
+	if (sync_once(c) != 0)
 		return false;
-	}
-	c->synced = true;
-	if ((e = pc_drop(c->fd, k * c->pmd, c->pmd)) != 0) {
+	if ((e = pc_drop(pc_view_cache_fd(&c->v), k * c->pmd, c->pmd)) != 0) {
 		failed(c, e, "posix_fadvise(POSIX_FADV_DONTNEED)");
 		return false;
 	}
-	if (left_cached(c, k, &left) != 0)
+	if (left_cached(c, k, &left) != 0 || drop_again(c, k, &left) != 0)
 		return false;
 	if (left > 0) {
-		/* Mapped by a process we cannot see, locked, or dirty. */
-		not_huge(c, WARM_BUSY);
+		still_cached(c, k);
 		return false;
 	}
 	c->dropped += cached;
@@ -322,13 +378,14 @@ look_range_k(struct warm_ctx *c, uint64_t k)
 		set_state(c, k, WINDOW_NO_FOLIOS);
 		return;
 	}
-	if (pc_cached(c->fd, k * c->pmd, c->pmd, c->pmd, c->page, &cached)) {
+	if (pc_view_cached(&c->v, k * c->pmd, c->pmd, c->pmd, c->page,
+	    &cached)) {
 		failed(c, errno, "cachestat");
 		return;
 	}
 	/* Collapse does not need the small folios dropped: no one pins them. */
 	if (cached > 0 && c->expect.collapse != TRI_YES &&
-	    pc_find_mappers(&c->st, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
+	    pc_find_mappers(&c->v, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
 	    &n, &unreadable) != 0) {
 		failed(c, errno, "/proc/PID/maps");
 		return;
@@ -402,6 +459,16 @@ warm_setup(struct warm_ctx *c, struct fs_info *fs)
 		return failed(c, EINVAL, "the plan's PMD size");
 	if (fstat(c->fd, &c->st) != 0)
 		return failed(c, errno, "fstat");
+	if (pc_view_open(c->fd, c->page, &c->v, &what) != 0)
+		return failed(c, errno, what);
+	c->view_open = true;
+	/* A count that would say "cached" of every page is no look. */
+	if (c->v.blind)
+		return failed(c, EACCES, "mincore through overlayfs (it "
+		    "answers only to the file's owner or a writer, and "
+		    "cachestat through overlayfs sees no page cache)");
+	c->r->cache_how = c->v.how;
+	c->r->cache_why = c->v.real_why;
 	/* Before anything is read: a look that cannot see a PMD is no look. */
 	if (pc_can_look(&what) != 0)
 		return failed(c, errno, what);
@@ -421,6 +488,10 @@ warm_expect(struct warm_ctx *c, const struct fs_info *fs)
 		return failed(c, e, where);
 	fs_expect(fs, host_kernel_version(), host_ro_thp_for_fs(), &c->expect);
 	c->r->fs_why = c->expect.why;
+	/* Said only after a read through the overlay gave small folios. */
+	if (c->v.overlay && c->r->fs_why == NULL)
+		c->r->fs_why = "a read through it gave the real file, on a "
+		    "layer's file system, small folios";
 	return 0;
 }
 
@@ -440,7 +511,7 @@ cached_ranges(struct warm_ctx *c, const struct warm_plan *w, bool *full,
 		full[k] = false;
 		if (!warm_range(w, k))
 			continue;
-		if (!all && pc_cached(c->fd, k * c->pmd, c->pmd, c->pmd,
+		if (!all && pc_view_cached(&c->v, k * c->pmd, c->pmd, c->pmd,
 		    c->page, &n) != 0)
 			return failed(c, errno, "cachestat");
 		full[k] = all || n == c->pmd / c->page;
@@ -559,10 +630,10 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 		memset(q->states, WINDOW_NONE, w->nranges);
 	if (w->warmable == 0)
 		return 0;
-	if (warm_setup(&c, &fs) != 0)
-		goto out;
 	if ((todo = calloc(w->nranges, sizeof(*todo))) == NULL)
 		return error_text(err, n, "out of memory");
+	if (warm_setup(&c, &fs) != 0)
+		goto out;
 	/*
 	 * Last range first: MADV_HUGEPAGE readahead reads the next PMD too,
 	 * and racing it (small folios half read, pages locked) would leave
@@ -584,6 +655,8 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 	rc = 0;
 out:
 	free(todo);
+	if (c.view_open)
+		pc_view_close(&c.v);
 	if (c.st.st_ino != 0 && changed_under(&c, err, n))
 		return -1;
 	if (rc != 0)
