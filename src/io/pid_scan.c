@@ -214,6 +214,55 @@ read_comm(struct proc *p, struct proc_error *pe)
 	return 0;
 }
 
+/* Is path (seen from pid's root) the file with this inode? */
+static bool
+names_inode(long pid, const char *path, uint64_t inode)
+{
+	char full[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(full, sizeof(full), "/proc/%ld/root%s", pid, path);
+	return stat(full, &st) == 0 && (uint64_t)st.st_ino == inode;
+}
+
+/*
+ * /proc/PID/maps writes a newline in a path as "\012" (seq_path's escape)
+ * and a backslash as itself, so "\012" is a newline or those four bytes.
+ * The real name, in place of m->path: map_files' link (root only), else
+ * the reading that names the mapped inode, else the one with newlines (a
+ * file now gone; a name with a literal "\012" is the rarer).  0, or -1 on
+ * ENOMEM.
+ */
+static int
+unescape_maps_path(const struct proc *p, struct smap *m)
+{
+	char link[128], *real, *w;
+	const char *r;
+	ssize_t n;
+
+	if ((real = malloc(PATH_MAX + 1)) == NULL)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/%ld/map_files/%" PRIx64 "-%"
+	    PRIx64, p->pid, m->m.start, m->m.end);
+	if ((n = readlink(link, real, PATH_MAX)) > 0 && real[0] == '/') {
+		real[n] = '\0';
+	} else if (names_inode(p->pid, m->path, m->inode)) {
+		free(real);
+		return 0;
+	} else {
+		for (r = m->path, w = real; *r != '\0' && w < real + PATH_MAX;)
+			if (strncmp(r, "\\012", 4) == 0) {
+				*w++ = '\n';
+				r += 4;
+			} else
+				*w++ = *r++;
+		*w = '\0';
+	}
+	free(m->path);
+	m->path = real;
+	return 0;
+}
+
 /* A mapping header: "start-end perms offset dev inode path". */
 static int
 parse_header(struct proc *p, const char *line)
@@ -238,6 +287,8 @@ parse_header(struct proc *p, const char *line)
 	if (m->path == NULL)
 		return -1;
 	p->nmaps++;
+	if (strstr(m->path, "\\012") != NULL)
+		return unescape_maps_path(p, m);
 	return 0;
 }
 

@@ -23,6 +23,8 @@
 # zombie made here get their messages.  --pid A --pid B reports both;
 # --pid all finds huge/'s process under its library; a missing pid among
 # others is an error (exit 2) and the others are still reported.
+# A library under "new<LF>line/": --pid names it as it is, not with
+# /proc/PID/maps' "\012", and its command, run by sh, rewrites it.
 # A process that exits at each step of --pid all (the shim kills it there)
 # is counted as vanished, exit 0; --pid all while short-lived processes
 # come and go exits 0 every time.
@@ -191,6 +193,32 @@ assert "layout/ after the command and a restart: huge" equals status \
 assert "layout/ after: FilePmdMapped = windows x PMD" kb_is FilePmdMapped \
     "$(pmd_kb "$P_layout" "$M/layout/libbig.so")" $((REPORT_W * PMD / 1024))
 stop layout
+
+# --- a path with a newline ---------------------------------------------------------
+# /proc/PID/maps writes the newline of "new<LF>line/libbig.so" as "\012";
+# --pid must name the real file: its JSON file is the real name, and its
+# command, run by sh as printed, rewrites that library (made congruent;
+# before, it named a file that does not exist).
+NL="$M/new
+line"
+newline_path() {
+    local cmd
+    mkdir -p "$NL" && cp "$WORK/lib/main" "$NL/main" && cp "$WORK/lib/libbig.so" "$NL/libbig.so" ||
+        { WHY="cannot make $NL"; return 1; }
+    check_congruence "$NL/libbig.so" && { WHY="the copy is congruent already"; return 1; }
+    hold_start "$WORK/nl.out" "$NL/main" || return 1
+    HELD="$HELD $HOLD_PID"
+    pid_json "$HOLD_PID"
+    HOLD_PID=""
+    [ "$(field "$NL/libbig.so" status)" = layout ] ||
+        { WHY="no layout line for the real name: $(tool_said)"; return 1; }
+    cmd=$(field "$NL/libbig.so" command)
+    [ "$cmd" = "elfthp-align -- '$NL/libbig.so'" ] || { WHY="command [$cmd]"; return 1; }
+    sh -c "\"\$0\"${cmd#elfthp-align}" "$TOOL" > /dev/null 2>&1 ||
+        { WHY="the command failed under sh: [$cmd]"; return 1; }
+    check_congruence "$NL/libbig.so" || { WHY="sh ran [$cmd]; the library: $WHY"; return 1; }
+}
+assert "--pid, a path with a newline: the real name, and its command run by sh rewrites it" newline_path
 
 # --- small: a cp of the aligned library ----------------------------------------
 assert "small/ runs" start small || finish
