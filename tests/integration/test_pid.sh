@@ -394,6 +394,19 @@ if need "fault injection" "cannot build the LD_PRELOAD shim" \
         done
         assert "vanish control: a failed read of a live process at each of $VN steps: exit 2, named" \
             equals "steps that were not an error" "$bad_live" ""
+        # A short read reads like an exit's; only the look at /proc/V/stat
+        # (V lives) keeps it an error.
+        k=$(grep -n ' pread /proc/[0-9]*/pagemap$' "$WORK/vcalls" | tail -1 | cut -d: -f1)
+        if [ -n "$k" ]; then
+            vanish_victim
+            ELFTHP_FAULT_SHORT=1 ELFTHP_FAULT_PID=$V ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT \
+                timeout 60 "$TOOL" --pid all > "$WORK/v.out" 2> "$WORK/v.err"
+            rc=$?
+            assert "vanish control: a short pagemap read of a live process in --pid all: exit 2, named" \
+                equals "rc,message" "$rc,$(grep -c "pid $V: pread /proc/$V/pagemap: short read" "$WORK/v.err")" "2,1"
+        else
+            skip "vanish control: a short pagemap read" "the shim saw no pread of pagemap"
+        fi
         assert "vanish: killed before each of $VN steps of --pid all: counted vanished, exit 0" \
             equals "steps that went wrong" "$bad_gone" ""
     fi
