@@ -4,7 +4,8 @@
  * One JSON dialect for every mode: objects written a key at a time, so
  * that no mode spells a line by hand.  Every line is one object that
  * starts with "schema" and "mode" (man page, JSON OUTPUT); byte counts are
- * *_bytes; strings are valid UTF-8.
+ * *_bytes; the output is valid UTF-8 (see json_string for file names
+ * that are not).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -39,8 +40,13 @@ utf8_len(const unsigned char *p)
 }
 
 /*
- * A JSON string.  JSON is UTF-8: a byte of a file name that is not valid
- * UTF-8 becomes U+FFFD, so the line still parses.
+ * A JSON string.  JSON is UTF-8, file names are bytes: valid UTF-8 is
+ * kept, and each byte that is not part of it (0x80 to 0xff) is written
+ * as the lone surrogate \udcXX, the "surrogateescape" of Python's
+ * os.fsdecode (PEP 383).  That is lossless and never ambiguous (valid
+ * UTF-8 cannot hold U+DC80 to U+DCFF), so two files never get one name,
+ * os.fsencode() gives the bytes back, the line stays ASCII-clean JSON,
+ * and no key is added.  U+FFFD, used before, gave two names one string.
  */
 void
 json_string(FILE *f, const char *s)
@@ -55,7 +61,7 @@ json_string(FILE *f, const char *s)
 		else if (*p < 0x20 || *p == 0x7f)
 			fprintf(f, "\\u%04x", *p);
 		else if ((n = utf8_len(p)) == 0)
-			fputs("\\ufffd", f);
+			fprintf(f, "\\udc%02x", *p);
 		else {
 			fwrite(p, 1, n, f);
 			p += n;

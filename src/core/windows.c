@@ -96,7 +96,9 @@ warm_not_huge(const struct warm_result *r)
 
 /*
  * No window: nothing to warm (never "all huge").  All of the file's
- * windows huge: ready.  A file that cannot be mapped
+ * windows huge: ready.  A look (--warm -n) judges what is huge now: a
+ * window it would make huge is not huge yet, so that file is not huge
+ * (exit 1), not ready.  A file that cannot be mapped
  * huge as it is (incongruent segments, or a base the loader need not
  * align) needs a rewrite, however much of it was warmed.
  */
@@ -108,7 +110,9 @@ warm_verdict(const struct warm_result *r)
 	if (r->not_huge[WARM_NOT_ALIGNED] > 0 ||
 	    (r->windows > 0 && !r->base_aligned))
 		return FILE_NEEDS_REWRITE;
-	return warm_not_huge(r) > 0 ? FILE_NOT_HUGE : FILE_READY;
+	if (warm_not_huge(r) > 0 || (r->look_only && r->made_huge > 0))
+		return FILE_NOT_HUGE;
+	return FILE_READY;
 }
 
 const char *

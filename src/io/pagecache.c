@@ -120,10 +120,29 @@ host_page_size(void)
 }
 
 /*
+ * The advice for a pc_map mapping; 0, or -1 with errno set and *failed
+ * naming the call.  Always MADV_RANDOM: a look must read nothing (a fault
+ * on a cached page would start readahead beyond it), and a warm must read
+ * only its window (without it, the fault of a MADV_HUGEPAGE mapping reads
+ * two PMDs, the window and the one after it, which --warm -n never
+ * announced: 2 MiB more past the last window, measured).  With hugepage,
+ * MADV_HUGEPAGE too, so that the fault reads one whole PMD-sized folio.
+ */
+static int
+map_advise(void *at, size_t len, bool hugepage, const char **failed)
+{
+	*failed = "madvise(MADV_RANDOM)";
+	if (madvise(at, len, MADV_RANDOM) != 0)
+		return -1;
+	*failed = "madvise(MADV_HUGEPAGE)";
+	return hugepage && madvise(at, len, MADV_HUGEPAGE) != 0 ? -1 : 0;
+}
+
+/*
  * Map [off, off + len) of fd read-only at a PMD-aligned address, inside a
  * reservation of its own so that no neighbour can merge with it.  With
- * hugepage, the mapping is MADV_HUGEPAGE, so that a fault reads ahead a
- * whole PMD-sized folio.  Returns 0, or -1 with errno set, m->failed
+ * hugepage, the mapping is MADV_HUGEPAGE, so that a fault reads one whole
+ * PMD-sized folio (and no more: see map_advise).  Returns 0, or -1 with errno set, m->failed
  * naming the call that failed and nothing left mapped.  pc_unmap() undoes
  * a successful call.
  */
@@ -145,13 +164,8 @@ pc_map(int fd, uint64_t off, uint64_t len, uint64_t pmd, bool hugepage,
 	aligned = ((uintptr_t)m->reserve + pmd - 1) & ~(uintptr_t)(pmd - 1);
 	at = mmap((void *)aligned, (size_t)len, PROT_READ, MAP_SHARED |
 	    MAP_FIXED, fd, (off_t)off);
-	/* A look (no MADV_HUGEPAGE) must read nothing: MADV_RANDOM keeps a
-	 * fault on a cached page from starting readahead beyond it. */
-	if (at != MAP_FAILED)
-		m->failed = hugepage ? "madvise(MADV_HUGEPAGE)" :
-		    "madvise(MADV_RANDOM)";
-	if (at == MAP_FAILED || madvise(at, (size_t)len, hugepage ?
-	    MADV_HUGEPAGE : MADV_RANDOM) != 0) {
+	if (at == MAP_FAILED ||
+	    map_advise(at, (size_t)len, hugepage, &m->failed) != 0) {
 		int e = errno;
 
 		munmap(m->reserve, m->reserve_len);

@@ -214,6 +214,55 @@ read_comm(struct proc *p, struct proc_error *pe)
 	return 0;
 }
 
+/* Is path (seen from pid's root) the file with this inode? */
+static bool
+names_inode(long pid, const char *path, uint64_t inode)
+{
+	char full[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(full, sizeof(full), "/proc/%ld/root%s", pid, path);
+	return stat(full, &st) == 0 && (uint64_t)st.st_ino == inode;
+}
+
+/*
+ * /proc/PID/maps writes a newline in a path as "\012" (seq_path's escape)
+ * and a backslash as itself, so "\012" is a newline or those four bytes.
+ * The real name, in place of m->path: map_files' link (root only), else
+ * the reading that names the mapped inode, else the one with newlines (a
+ * file now gone; a name with a literal "\012" is the rarer).  0, or -1 on
+ * ENOMEM.
+ */
+static int
+unescape_maps_path(const struct proc *p, struct smap *m)
+{
+	char link[128], *real, *w;
+	const char *r;
+	ssize_t n;
+
+	if ((real = malloc(PATH_MAX + 1)) == NULL)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/%ld/map_files/%" PRIx64 "-%"
+	    PRIx64, p->pid, m->m.start, m->m.end);
+	if ((n = readlink(link, real, PATH_MAX)) > 0 && real[0] == '/') {
+		real[n] = '\0';
+	} else if (names_inode(p->pid, m->path, m->inode)) {
+		free(real);
+		return 0;
+	} else {
+		for (r = m->path, w = real; *r != '\0' && w < real + PATH_MAX;)
+			if (strncmp(r, "\\012", 4) == 0) {
+				*w++ = '\n';
+				r += 4;
+			} else
+				*w++ = *r++;
+		*w = '\0';
+	}
+	free(m->path);
+	m->path = real;
+	return 0;
+}
+
 /* A mapping header: "start-end perms offset dev inode path". */
 static int
 parse_header(struct proc *p, const char *line)
@@ -238,6 +287,8 @@ parse_header(struct proc *p, const char *line)
 	if (m->path == NULL)
 		return -1;
 	p->nmaps++;
+	if (strstr(m->path, "\\012") != NULL)
+		return unescape_maps_path(p, m);
 	return 0;
 }
 
@@ -578,24 +629,76 @@ error_message(char *buf, size_t len, const struct proc_error *pe)
 		    " (only the process's owner or root can read it)" : "");
 }
 
+/* PF_EXITING (include/linux/sched.h), in /proc/PID/stat's flags: the
+ * process is in exit(), and may have dropped its mappings already. */
+#define PROC_PF_EXITING 0x4u
+
+/*
+ * Has pid ended (gone from /proc, a zombie, or exiting: its mappings are
+ * gone or going)?  Asked after a failed read, so that a process that exits
+ * mid-scan is told from a read that failed for the tool's own reasons.
+ * false when that cannot be told (EMFILE on this open, say): the failure
+ * stays one.
+ */
+static bool
+proc_ended(long pid)
+{
+	char path[64], stat[512], *state, st;
+	unsigned flags;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return n == 0 || errno == ESRCH;
+	stat[n] = '\0';
+	/* "pid (comm) S ...": comm may hold ')', the state follows the last. */
+	if ((state = strrchr(stat, ')')) == NULL || sscanf(state + 1,
+	    " %c %*d %*d %*d %*d %*d %u", &st, &flags) != 2)
+		return false;
+	return st == 'Z' || st == 'X' || (flags & PROC_PF_EXITING) != 0;
+}
+
+/*
+ * Did the failure pe come from pid's exit?  What an exit makes a read of
+ * /proc/PID/... or of a mapped file through /proc/PID/root or map_files
+ * fail with: ENOENT, ESRCH, ESTALE (the path, then map_files), or an
+ * empty or short read (err 0: pagemap and smaps of an exited process read
+ * as empty); and only if the process has indeed ended.  A file's own
+ * problem (detail) or EMFILE, ENOMEM, EACCES, EIO never are.
+ */
+static bool
+proc_vanished(long pid, const struct proc_error *pe)
+{
+	bool exit_errno = pe->err == ENOENT || pe->err == ESRCH ||
+	    pe->err == ESTALE || pe->err == 0;
+
+	return pe->detail[0] == '\0' && exit_errno && proc_ended(pid);
+}
+
 /*
  * A process that could not be read.  Given by number, that is an error
- * (exit 2).  In --pid all, one that vanished or is another user's is
- * counted and named in the summary; anything else (EMFILE, ENOMEM, a
- * short read, a mapped file that cannot be read) is an error there too.
+ * (exit 2).  In --pid all, one that vanished (at any step) or is another
+ * user's is counted and named in the summary; anything else (EMFILE,
+ * ENOMEM, a short read of a live process, a mapped file that cannot be
+ * read) is an error there too.
  */
 static void
 proc_failed(struct scan *s, long pid, bool named, const struct proc_error *pe)
 {
-	bool gone = pe->err == ENOENT || pe->err == ESRCH;
-	bool denied = pe->err == EACCES || pe->err == EPERM;
-	bool ours = strncmp(pe->file, "/proc/", 6) == 0 &&
+	bool gone = proc_vanished(pid, pe);
+	bool denied = (pe->err == EACCES || pe->err == EPERM) &&
+	    strncmp(pe->file, "/proc/", 6) == 0 &&
 	    strstr(pe->file, "/map_files/") == NULL &&
 	    strstr(pe->file, "/root/") == NULL && pe->detail[0] == '\0';
 	char msg[PATH_MAX + 512];
 
 	error_message(msg, sizeof(msg), pe);
-	if (!named && ours && (gone || denied)) {
+	if (!named && (gone || denied)) {
 		struct pid_scan *o = s->out;
 
 		if (o->nunread < PID_MAX_UNREAD) {
@@ -607,10 +710,10 @@ proc_failed(struct scan *s, long pid, bool named, const struct proc_error *pe)
 		o->nunread++;
 		return;
 	}
-	if (named && gone && ours && strcmp(pe->call, "open") == 0 &&
+	if (named && gone && strcmp(pe->call, "open") == 0 &&
 	    strstr(pe->file, "/status") != NULL)
 		snprintf(msg, sizeof(msg), "no such process");
-	else if (gone && ours)
+	else if (gone)
 		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
 		    " (the process ended while being read)");
 	note(s, pid, "error", msg);

@@ -14,6 +14,12 @@
  * ELFTHP_FAULT_SHORT=1 the Kth read or pread returns half of what it
  * asked for instead (a short read).  Each counted call appends
  * "N CALL PATH" to the file ELFTHP_FAULT_LOG, if set.
+ *
+ * ELFTHP_FAULT_PID=V counts only the calls on /proc/V/... (--pid all
+ * reads every process; the test aims at one).  ELFTHP_FAULT_KILL=1 makes
+ * the Kth call, instead of failing, SIGKILL V and wait until it has ended
+ * (a zombie, or reaped) before it runs: a process that exits at exactly
+ * that step of the scan.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FD 1024
@@ -39,6 +47,45 @@ is_proc_pid(const char *path)
 	    path[6] >= '0' && path[6] <= '9';
 }
 
+/* Does path name /proc/ELFTHP_FAULT_PID/... (any /proc/PID/ if unset)? */
+static bool
+aimed_at(const char *path)
+{
+	const char *pid = getenv("ELFTHP_FAULT_PID");
+	size_t n;
+
+	if (pid == NULL)
+		return true;
+	n = strlen(pid);
+	return strncmp(path + 6, pid, n) == 0 && path[6 + n] == '/';
+}
+
+/* SIGKILL the process aimed at; wait (5 s at most) until it has ended.
+ * fopen and fscanf call glibc's own open and read, not these wrappers. */
+static void
+kill_target(void)
+{
+	const char *pid = getenv("ELFTHP_FAULT_PID");
+	struct timespec tick = { .tv_nsec = 1000000 };
+	char path[64], state = 'R';
+	int i;
+	FILE *f;
+
+	if (pid == NULL || kill((pid_t)atol(pid), SIGKILL) != 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	for (i = 0; i < 5000; i++) {
+		if ((f = fopen(path, "re")) == NULL)
+			return;
+		if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+			state = 'R';
+		fclose(f);
+		if (state == 'Z' || state == 'X')
+			return;
+		nanosleep(&tick, NULL);
+	}
+}
+
 /* Count a call; true if it is the one to fail. */
 static bool
 fault(const char *call, const char *path)
@@ -46,12 +93,19 @@ fault(const char *call, const char *path)
 	const char *n = getenv("ELFTHP_FAULT_N"), *log = getenv("ELFTHP_FAULT_LOG");
 	FILE *f;
 
+	if (!aimed_at(path))
+		return false;
 	calls++;
 	if (log != NULL && (f = fopen(log, "ae")) != NULL) {
 		fprintf(f, "%ld %s %s\n", calls, call, path);
 		fclose(f);
 	}
-	return n != NULL && atol(n) == calls;
+	if (n == NULL || atol(n) != calls)
+		return false;
+	if (getenv("ELFTHP_FAULT_KILL") == NULL)
+		return true;
+	kill_target();
+	return false;
 }
 
 static int

@@ -206,17 +206,22 @@ sys.stdout.write("".join(r + "\n" for r in rows))
 EOF
 
 # json_ok: T_OUT (from run_tool) is valid JSON lines; sets JT (the table).
-# utf8_strict FILE: FILE decodes as strict UTF-8 (Python's codec refuses
-# overlong forms, surrogates and code points past U+10FFFF) and holds
-# U+FFFD, where the bad bytes were.
-utf8_strict() {
+# utf8_lossless FILE DIR: FILE decodes as strict UTF-8 (Python's codec
+# refuses overlong forms, surrogates and code points past U+10FFFF), parses
+# as JSON lines, and each file name in it, encoded back with
+# os.fsencode (the \udcXX surrogate escapes become their bytes), is the
+# byte name of a file in DIR, each a different one, all of them named.
+utf8_lossless() {
     printf '%s\n' "$T_OUT" > "$1"
-    python3 -c 'import json, sys
+    WHY=$(python3 -c 'import json, os, sys
 t = open(sys.argv[1], "rb").read().decode("utf-8")
 names = [json.loads(l)["file"] for l in t.splitlines()
          if l and "summary" not in json.loads(l)]
-sys.exit(0 if names and all("\ufffd" in n for n in names) else 1)' "$1" 2>/dev/null && return 0
-    WHY="not strict UTF-8, or no U+FFFD: $(printf '%s' "$T_OUT" | od -c | head -3 | tr '\n' ' ')"; return 1
+got = sorted(os.path.basename(os.fsencode(n)) for n in names)
+want = sorted(os.listdir(os.fsencode(sys.argv[2])))
+if got != want:
+    print("names %r, files %r" % (got, want))' "$1" "$2" 2>&1) && [ -z "$WHY" ] && return 0
+    WHY="not lossless: ${WHY:-?} $(printf '%s' "$T_OUT" | head -c 200)"; return 1
 }
 
 json_ok() {
@@ -412,15 +417,28 @@ run_tool --check -r --format json "$WORK/names8"
 assert "json: a file name that is not UTF-8 still gives a valid JSON line" json_ok
 rm -rf "$WORK/names8"
 # Strict UTF-8 (RFC 3629): overlong forms, surrogates and code points past
-# U+10FFFF are not UTF-8 either; each becomes U+FFFD.
+# U+10FFFF are not UTF-8 either; each of their bytes becomes \udcXX, and the
+# name comes back byte for byte.
 for bad in 'overlong2-\300\257' 'overlong3-\340\200\257' 'overlong4-\360\200\200\257' \
-           'surrogate-\355\240\200' 'past-10ffff-\364\220\200\200'; do
+           'surrogate-\355\240\200' 'past-10ffff-\364\220\200\200' 'valid-\303\251-and-\351'; do
     mkdir -p "$WORK/names8"
     cp "$SRC/hello" "$WORK/names8/$(printf "$bad")"
     run_tool --check -r --format json "$WORK/names8"
-    assert "json: ${bad%%-*} in a file name: strict UTF-8 out" utf8_strict "$WORK/json.out"
+    assert "json: ${bad%%-*} in a file name: strict UTF-8 out, the name's bytes kept" \
+        utf8_lossless "$WORK/json.out" "$WORK/names8"
     rm -rf "$WORK/names8"
 done
+# Two files whose names differ only in a byte that is not UTF-8 (0xe9 and
+# 0xea): two names in JSON (U+FFFD made them one), each the right file's.
+mkdir -p "$WORK/names8"
+cp "$SRC/hello" "$WORK/names8/$(printf 'x\351')"
+cp "$SRC/hello" "$WORK/names8/$(printf 'x\352')"
+run_tool --check -r --format json "$WORK/names8"
+assert "json: two names differing in one invalid byte: two JSON names, bytes kept" \
+    utf8_lossless "$WORK/json.out" "$WORK/names8"
+assert "json: ... written as the \\udcXX surrogate escape" equals "escapes" \
+    "$(printf '%s\n' "$T_OUT" | grep -o 'x\\udce[9a]' | sort -u | paste -sd' ')" 'x\udce9 x\udcea'
+rm -rf "$WORK/names8"
 
 # ------------------------------------------------------------------------
 echo "# verdicts that once misled (tests/hostile/gen-cost.py)"

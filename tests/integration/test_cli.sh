@@ -158,6 +158,42 @@ assert "-f: ... and the listed file is not touched" same_file "$LLD" "$L/skipped
 run_tool -f "$L/missing"
 assert "-f: a missing list, exit 2, named" equals "message" "$T_RC:$T_ERR" \
     "2:elfthp-align: $L/missing: cannot open the path list: No such file or directory"
+# A list that cannot be read is an error naming it, never an empty list
+# (the old reader took /dev/zero, a 1 GiB line under a memory limit or a
+# writerless FIFO for "nothing to do", exit 0, or hung).
+run_tool -f /dev/zero
+assert "-f /dev/zero: refused, named (exit 2)" equals "message" "$T_RC:$T_ERR" \
+    "2:elfthp-align: /dev/zero: line 1 holds a NUL byte (for a NUL-separated list, give -0)"
+T_ERR=$(timeout 20 "$TOOL" -0 -f /dev/zero 2>&1 > /dev/null); T_RC=$?
+assert "-0 -f /dev/zero: endless empty records refused (exit 2)" equals "message" "$T_RC:$T_ERR" \
+    "2:elfthp-align: /dev/zero: record 4097: more than 4096 empty records in a row (not a path list?)"
+# One line of 1 GiB under a 300 MB address-space limit: refused at the
+# line length, not read into memory (the old reader's getdelim failed with
+# ENOMEM and that was taken for the end of the list).
+T_ERR=$( (ulimit -v 300000; "$TOOL" -f <(head -c 1G /dev/zero | tr '\0' a)) 2>&1 > /dev/null); T_RC=$?
+assert "-f with a 1 GiB line under ulimit -v: refused, line named (exit 2)" equals "message" \
+    "$T_RC:$(printf '%s' "$T_ERR" | sed 's|/dev/fd/[0-9]*|LIST|')" \
+    "2:elfthp-align: LIST: line 1 is longer than 4096 bytes (no path is)"
+printf '%s\n%4100s\n' "$L/skipped" "$L/skipped" > "$L/long"
+run_tool -f "$L/long"
+assert "-f: a line over 4096 bytes is refused with its number" equals "message" "$T_RC:$T_ERR" \
+    "2:elfthp-align: $L/long: line 2 is longer than 4096 bytes (no path is)"
+assert "-f: ... and the file on line 1 is not touched" same_file "$LLD" "$L/skipped"
+printf '%4000s\n' "$L/a" > "$L/wide"
+run_tool --check -q -f "$L/wide"
+assert "control: a path with 4000 blanks before it (4096 bytes) is read" tool_rc 0
+run_tool -f "$L"
+assert "-f DIRECTORY: refused, named (exit 2)" equals "message" "$T_RC:$T_ERR" \
+    "2:elfthp-align: $L: cannot read: a directory is not a path list"
+mkfifo "$L/fifo"
+T_ERR=$(timeout 30 "$TOOL" -f "$L/fifo" 2>&1 > /dev/null); T_RC=$?
+assert "-f FIFO without a writer: refused after a wait, not a hang (exit 2)" equals "message" \
+    "$T_RC:$T_ERR" "2:elfthp-align: $L/fifo: cannot read: no writer opened the FIFO within 5 s"
+( sleep 1; printf '%s\n' "$L/skipped" > "$L/fifo" ) &
+T_OUT=$(timeout 30 "$TOOL" --check -f "$L/fifo" 2>&1); T_RC=$?
+wait
+assert "control: -f FIFO whose writer comes a second later is read" equals "summary" \
+    "$T_RC:$(printf '%s\n' "$T_OUT" | tail -n 1 | cut -d: -f1)" "1:checked 1 file"
 run_tool -0 "$L/skipped"
 assert "-0 without -f: refused (exit 2)" tool_rc 2
 assert "-0 without -f: the file is not touched" same_file "$LLD" "$L/skipped"

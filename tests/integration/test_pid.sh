@@ -23,6 +23,11 @@
 # zombie made here get their messages.  --pid A --pid B reports both;
 # --pid all finds huge/'s process under its library; a missing pid among
 # others is an error (exit 2) and the others are still reported.
+# A library under "new<LF>line/": --pid names it as it is, not with
+# /proc/PID/maps' "\012", and its command, run by sh, rewrites it.
+# A process that exits at each step of --pid all (the shim kills it there)
+# is counted as vanished, exit 0; --pid all while short-lived processes
+# come and go exits 0 every time.
 # Fault injection: proc_fault.so (LD_PRELOAD) fails each open, read and
 # pread of /proc/PID/... in turn (the mapped files are opened through
 # /proc/PID/root: those opens too); each is exit 2, a message naming the call,
@@ -189,6 +194,32 @@ assert "layout/ after: FilePmdMapped = windows x PMD" kb_is FilePmdMapped \
     "$(pmd_kb "$P_layout" "$M/layout/libbig.so")" $((REPORT_W * PMD / 1024))
 stop layout
 
+# --- a path with a newline ---------------------------------------------------------
+# /proc/PID/maps writes the newline of "new<LF>line/libbig.so" as "\012";
+# --pid must name the real file: its JSON file is the real name, and its
+# command, run by sh as printed, rewrites that library (made congruent;
+# before, it named a file that does not exist).
+NL="$M/new
+line"
+newline_path() {
+    local cmd
+    mkdir -p "$NL" && cp "$WORK/lib/main" "$NL/main" && cp "$WORK/lib/libbig.so" "$NL/libbig.so" ||
+        { WHY="cannot make $NL"; return 1; }
+    check_congruence "$NL/libbig.so" && { WHY="the copy is congruent already"; return 1; }
+    hold_start "$WORK/nl.out" "$NL/main" || return 1
+    HELD="$HELD $HOLD_PID"
+    pid_json "$HOLD_PID"
+    HOLD_PID=""
+    [ "$(field "$NL/libbig.so" status)" = layout ] ||
+        { WHY="no layout line for the real name: $(tool_said)"; return 1; }
+    cmd=$(field "$NL/libbig.so" command)
+    [ "$cmd" = "elfthp-align -- '$NL/libbig.so'" ] || { WHY="command [$cmd]"; return 1; }
+    sh -c "\"\$0\"${cmd#elfthp-align}" "$TOOL" > /dev/null 2>&1 ||
+        { WHY="the command failed under sh: [$cmd]"; return 1; }
+    check_congruence "$NL/libbig.so" || { WHY="sh ran [$cmd]; the library: $WHY"; return 1; }
+}
+assert "--pid, a path with a newline: the real name, and its command run by sh rewrites it" newline_path
+
 # --- small: a cp of the aligned library ----------------------------------------
 assert "small/ runs" start small || finish
 assert "small/: no PMD mapping (cp makes small folios)" kb_is FilePmdMapped \
@@ -326,7 +357,80 @@ if need "fault injection" "cannot build the LD_PRELOAD shim" \
     else
         fail "fault in --pid all: exit 2, named" "rc=$rc stderr=[$(cat "$WORK/fault.err")]"
     fi
+    # A process that exits at any step of --pid all is counted as vanished,
+    # never an error: a second copy of huge/'s program (V) is killed by the
+    # shim just before the Kth read of /proc/V/..., for each K; it must be
+    # named "(vanished)" (or counted as a zombie, if killed before its status
+    # was read), with exit 0.  The negative control: the same Kth read
+    # failing (EMFILE, EIO) while V lives stays an error, exit 2.
+    vanish_victim() {
+        hold_start "$WORK/victim.out" "$M/huge/main" || return 1
+        V=$HOLD_PID HELD="$HELD $HOLD_PID" HOLD_PID=""
+    }
+    if assert "vanish: a victim process runs" vanish_victim; then
+        rm -f "$WORK/vcalls"
+        ELFTHP_FAULT_PID=$V ELFTHP_FAULT_N=0 ELFTHP_FAULT_LOG=$WORK/vcalls LD_PRELOAD=$FAULT \
+            "$TOOL" --pid all > /dev/null 2>&1
+        VN=$(wc -l < "$WORK/vcalls")
+        echo "# --pid all reads /proc/$V/... in $VN calls"
+        bad_live="" bad_gone=""
+        for k in $(seq 1 "$VN"); do
+            ELFTHP_FAULT_PID=$V ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT timeout 60 \
+                "$TOOL" --pid all > "$WORK/v.out" 2> "$WORK/v.err"
+            rc=$?
+            grep -q "^elfthp-align: pid $V: " "$WORK/v.err" && [ "$rc" -eq 2 ] ||
+                bad_live="$bad_live $k(rc=$rc: $(head -c 200 "$WORK/v.err"))"
+        done
+        for k in $(seq 1 "$VN"); do
+            vanish_victim || { bad_gone="$bad_gone $k(no victim)"; continue; }
+            ELFTHP_FAULT_KILL=1 ELFTHP_FAULT_PID=$V ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT \
+                timeout 60 "$TOOL" --pid all > "$WORK/v.out" 2> "$WORK/v.err"
+            rc=$?
+            wait "$V" 2>/dev/null
+            if [ "$rc" -ne 0 ] || [ -s "$WORK/v.err" ] || ! tail -1 "$WORK/v.out" |
+                grep -Eq "pid $V \(vanished\)| [1-9][0-9]* zombies?"; then
+                bad_gone="$bad_gone $k(rc=$rc: $(head -c 200 "$WORK/v.err") $(tail -1 "$WORK/v.out"))"
+            fi
+        done
+        assert "vanish control: a failed read of a live process at each of $VN steps: exit 2, named" \
+            equals "steps that were not an error" "$bad_live" ""
+        # A short read reads like an exit's; only the look at /proc/V/stat
+        # (V lives) keeps it an error.
+        k=$(grep -n ' pread /proc/[0-9]*/pagemap$' "$WORK/vcalls" | tail -1 | cut -d: -f1)
+        if [ -n "$k" ]; then
+            vanish_victim
+            ELFTHP_FAULT_SHORT=1 ELFTHP_FAULT_PID=$V ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT \
+                timeout 60 "$TOOL" --pid all > "$WORK/v.out" 2> "$WORK/v.err"
+            rc=$?
+            assert "vanish control: a short pagemap read of a live process in --pid all: exit 2, named" \
+                equals "rc,message" "$rc,$(grep -c "pid $V: pread /proc/$V/pagemap: short read" "$WORK/v.err")" "2,1"
+        else
+            skip "vanish control: a short pagemap read" "the shim saw no pread of pagemap"
+        fi
+        assert "vanish: killed before each of $VN steps of --pid all: counted vanished, exit 0" \
+            equals "steps that went wrong" "$bad_gone" ""
+    fi
 fi
+# --- --pid all while processes come and go ------------------------------------------
+# Eight loops of short sleeps (each lives 10-50 ms, about as long as a scan)
+# while --pid all runs 60 times: before the fix about 2 runs in 100 exited 2
+# ("open /proc/N/pagemap: No such process", "open /proc/N/root/...: No such
+# file or directory"); now none may.
+churn_scan() {
+    local loops="" i rc bad=""
+    for i in 1 2 3 4 5 6 7 8; do
+        (while :; do sleep 0.0$((RANDOM % 5 + 1)); done) & loops="$loops $!"
+    done
+    for i in $(seq 1 60); do
+        "$TOOL" --pid all > /dev/null 2> "$WORK/churn.err"; rc=$?
+        [ "$rc" -eq 0 ] || bad="$bad run $i: rc=$rc $(head -c 200 "$WORK/churn.err");"
+    done
+    for i in $loops; do kill "$i"; wait "$i" 2>/dev/null; done
+    [ -z "$bad" ] && return 0
+    WHY=$bad; return 1
+}
+assert "--pid all x60 while short-lived processes come and go: exit 0 every time" churn_scan
+
 few_fds() {
     (ulimit -n 4; exec "$TOOL" --pid "$P_huge") > "$WORK/fds.out" 2> "$WORK/fds.err"
     T_RC=$? T_OUT=$(cat "$WORK/fds.out") T_ERR=$(cat "$WORK/fds.err")

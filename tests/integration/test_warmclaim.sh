@@ -26,6 +26,10 @@
 #     --warm reads no window (a cold file stays uncached), leaves windows
 #     that are huge as they are (a run after it maps W x 2 MiB), and a
 #     process started the same way maps 0 kB of them.
+#   - --warm -n on a cold copy: not-huge, exit 1 (it would make them
+#     huge; none is yet); the bytes it announces bound what the --warm
+#     after it reads (/proc/PID/io read_bytes); a file with no window is
+#     counted apart;
 # Needs root (loop mounts), x86_64 with 2 MiB PMDs, cc.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
@@ -195,6 +199,51 @@ for off in range(w, w + 2097152, 4096):
     run_kb "one small window: the run after --warm" $((NW * PMD_KB)) "$E/pad"
 else
     skip "one small window" "the ext4 image is not mounted"
+fi
+
+# ------------------------------------------------------------------------
+echo "# --warm -n: its verdict, and the bytes it announces against what --warm reads"
+# A cold aligned copy: -n finds 0 of NW windows huge, so the file is not
+# huge (exit 1, "not-huge"), however many it would make huge (it was
+# "ready", exit 0, counted "all huge").  It announces read_bytes; the
+# --warm run after it reads (the block I/O of /proc/PID/io, read_bytes,
+# summed into its parent's when reaped) no more than that.  Before,
+# MADV_HUGEPAGE readahead read the PMD after each window too: 2 MiB more.
+# io_read CMD...: bytes CMD and its children read from storage.
+io_read() {
+    bash -c 'r() { awk "/^read_bytes:/ { print \$2 }" /proc/$$/io; }
+        b=$(r); "$@" > /dev/null 2>&1; a=$(r); echo $((a - b))' io_read "$@"
+}
+if mountpoint -q "$E"; then
+    cp "$REF" "$E/ann" && chmod 755 "$E/ann"
+    drop_cache "$E/ann"
+    run_tool --warm -n --format json "$E/ann"
+    ANN=$(json_field "$T_OUT" read_bytes)
+    assert "cold: --warm -n exits 1 (no window is huge yet)" tool_rc 1
+    assert "cold: --warm -n: status not-huge, 0 huge, $NW it would make huge" equals \
+        "status,huge_before,made_huge" "$(json_field "$T_OUT" status),$(json_field "$T_OUT" huge_before),$(json_field "$T_OUT" made_huge)" \
+        "not-huge,0,$NW"
+    cp /bin/true "$E/nowin1" && cp /bin/true "$E/nowin2"
+    run_tool --warm -n "$E/ann" "$E/nowin1"
+    assert "cold and no-window: --warm -n's summary: 0 all huge, 1 not, 1 with nothing to warm" \
+        equals "summary" "$(tail -n 1 <<< "$T_OUT")" \
+        "looked at 2 files: 0 all huge, 1 not all huge, 0 need rewriting, 1 with nothing to warm, 0 not applicable, 0 errors"
+    READ=$(io_read "$TOOL" --warm "$E/ann")
+    echo "# --warm -n announced $ANN bytes; --warm read $READ"
+    assert "--warm reads no more than --warm -n announced ($ANN bytes)" equals \
+        "bytes read within the announcement (read $READ)" "$(( READ > 0 && READ <= ANN ))" 1
+    assert "... and the announcement is the windows' bytes, NW x 2 MiB" equals "announced" \
+        "$ANN" $((NW * PMD_KB * 1024))
+    run_tool --warm -n --format json "$E/ann"
+    assert "control: after --warm, -n: ready, exit 0, nothing to read" equals "rc,status,read_bytes" \
+        "$T_RC,$(json_field "$T_OUT" status),$(json_field "$T_OUT" read_bytes)" "0,ready,0"
+    run_kb "after the measured --warm" $((NW * PMD_KB)) "$E/ann"
+    run_tool --warm -n "$E/nowin1" "$E/nowin2"
+    assert "two files with no window: --warm -n counts them apart, never all huge, exit 0" \
+        equals "rc,summary" "$T_RC,$(tail -n 1 <<< "$T_OUT")" \
+        "0,looked at 2 files: 0 all huge, 0 not all huge, 0 need rewriting, 2 with nothing to warm, 0 not applicable, 0 errors"
+else
+    skip "--warm -n's announcement" "the ext4 image is not mounted"
 fi
 
 # ------------------------------------------------------------------------

@@ -290,6 +290,15 @@ test_warm_verdict(void **state)
 	/* No window: nothing to warm, never "all huge". */
 	r = (struct warm_result){ .windows = 0 };
 	assert_int_equal(warm_verdict(&r), FILE_NO_WINDOWS);
+	r.look_only = true;
+	assert_int_equal(warm_verdict(&r), FILE_NO_WINDOWS);
+	/* A look: 0 of 4 huge now, 4 it would make huge: not huge yet. */
+	r = (struct warm_result){ .windows = 4, .made_huge = 4,
+		.base_aligned = true, .look_only = true };
+	assert_int_equal(warm_verdict(&r), FILE_NOT_HUGE);
+	r.huge_before = 4;
+	r.made_huge = 0;
+	assert_int_equal(warm_verdict(&r), FILE_READY);
 }
 
 /*
