@@ -177,7 +177,8 @@ MEASURE_TESTS = tests/test_measure
 MEASURE_WRAP  = -Wl,--wrap=open64,--wrap=fopen64,--wrap=fgets,--wrap=opendir \
 	-Wl,--wrap=readdir64,--wrap=gzopen64,--wrap=realpath,--wrap=fstat64 \
 	-Wl,--wrap=pread64,--wrap=pwrite64,--wrap=mmap64,--wrap=madvise \
-	-Wl,--wrap=mincore,--wrap=posix_fadvise64,--wrap=fdatasync,--wrap=syscall
+	-Wl,--wrap=mincore,--wrap=posix_fadvise64,--wrap=fdatasync,--wrap=syscall \
+	-Wl,--wrap=ioctl
 
 tests/test_measure: tests/test_measure.c $(WRITE_OBJS)
 	$(CC) -pthread $(WARN) $(PROJECT_CPPFLAGS) $(CPPFLAGS) $(ELF_CFLAGS) \

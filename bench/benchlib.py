@@ -30,6 +30,9 @@
   hfpool OUT [--order REF] JSON...
                        pool rounds of the same commands into one JSON (in the
                        order of REF, else of first appearance)
+  measure-table --machine M --kernel K --thp T --fs F --load L LABEL=JSON...
+                       the README's "what does it buy?" table from
+                       elfthp-align --measure --format json objects
   sumret FILE          sum of the positive return values in an strace log
 """
 import json
@@ -265,6 +268,45 @@ def hfpool(out, paths):
     json.dump({"results": res, "pooled_from": paths}, open(out, "w"), indent=1)
 
 
+def measure_table(opts, rows):
+    """The README's "what does it buy?" table from --measure JSON objects:
+    one row per LABEL=FILE, the machine, kernel and THP mode above it."""
+    def metric(d, name):
+        for m in d["summary"]:
+            if m["metric"] == name:
+                return m
+        return None
+
+    def pct(r):
+        return f"{(r - 1) * 100:+.1f} %"
+
+    print(f"Machine: {opts['machine']}; kernel {opts['kernel']}; THP `enabled={opts['thp']}`; "
+          f"files on {opts['fs']}; load average {opts['load']}.")
+    print()
+    print("| workload | PMD-mapped (huge rounds) | verified pairs | wall, small → huge (medians) "
+          "| wall, huge/small (pairs) | user time, huge/small | iTLB misses |")
+    print("|---|---|---|---|---|---|---|")
+    for label, path in rows:
+        d = json.load(open(path))
+        kb = sum(f.get("pmd_kB_when_huge") or 0 for f in d["files"])
+        w, u, it = metric(d, "wall_s"), metric(d, "user_s"), metric(d, "itlb_misses")
+        if not w or not w["pairs"]:
+            print(f"| {label} | {kb} kB | 0 of {d['pairs_run']} | - | - | - | - |")
+            continue
+        noise = ", within noise" if w["within_noise"] else ""
+        wall = (f"{pct(w['ratio_median'])} ({pct(w['ratio_min'])} .. "
+                f"{pct(w['ratio_max'])}{noise})")
+        user = f"{pct(u['ratio_median'])}" + (", within noise" if u["within_noise"] else "")
+        if it["not_available"]:
+            itlb = "not available (no PMU on this machine)"
+        elif it["pairs"]:
+            itlb = pct(it["ratio_median"])
+        else:
+            itlb = "-"
+        print(f"| {label} | {kb} kB | {d['pairs_valid']} of {d['pairs_run']} | "
+              f"{w['small_median']:.2f} s → {w['huge_median']:.2f} s | {wall} | {user} | {itlb} |")
+
+
 def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd in ("check", "check-if"):
@@ -298,6 +340,13 @@ def main(argv):
         print(hfdiff(*args))
     elif cmd == "hfpool":
         hfpool(args[0], args[1:])
+    elif cmd == "measure-table":
+        opts, rows = {}, []
+        while args and args[0].startswith("--"):
+            opts[args[0][2:]] = args[1]
+            args = args[2:]
+        rows = [a.split("=", 1) for a in args]
+        measure_table(opts, rows)
     elif cmd == "sumret":
         tot = 0
         for line in open(args[0]):

@@ -74,7 +74,7 @@ echo "marked.  This VM's two CPUs are shared with other jobs, so single numbers 
 echo "noise; see σ and the medians in the tables.  \"met\"/\"not met\" compare the measured"
 echo "figure with the goal, nothing more."
 echo
-for n in 1 2 3 4 5; do
+for n in 1 2 3 4 5 6; do
 	[ -f "$B/part$n.md" ] && cat "$B/part$n.md"
 done
 echo "## Reproduce"

@@ -114,7 +114,10 @@ int pc_populate(const struct pc_map *);
 int pc_populate_at(const struct pc_map *, uint64_t off, uint64_t len);
 int pc_collapse(const struct pc_map *);
 int pc_drop(int fd, uint64_t off, uint64_t len);
-int pc_pmd_mapped(const void *addr, uint64_t *bytes);
+int pc_pmd_mapped(const struct pc_map *, uint64_t *bytes, const char **what);
+bool pc_no_scan(int e);
+int pc_pmd_mapped_at(const struct pc_map *, uint64_t off, uint64_t len,
+    uint64_t *bytes);
 int pc_can_look(const char **what);
 void pc_comm(long pid, char *, size_t);
 struct stat;

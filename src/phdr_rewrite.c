@@ -3,15 +3,14 @@
 /*
  * The write pass: bytes first, then headers.
  *
- * Bytes reach the output by write() calls from a mapping of the input, in
- * pieces of at least 8 MiB that start on PMD boundaries of the output:
- * each PMD-aligned range of the output is covered by one write(), and that
- * is what makes ext4 (6.16 and later) and XFS put it in the page cache as
- * one PMD-sized folio, so the next run maps the text huge (the man page,
- * HUGE PAGES AT RUN TIME).
+ * Bytes reach the output by write() calls through a buffer of one PMD,
+ * one write() per PMD-aligned range of the output, starting on its
+ * boundary: that is what makes ext4 (6.16 and later) and XFS put it in
+ * the page cache as one PMD-sized folio, so the next run maps the text
+ * huge (the man page, HUGE PAGES AT RUN TIME).
  * copy_file_range and FICLONE leave small folios or none at all; they are
  * kept for file systems that keep no huge folios anyway (btrfs), where
- * they are cheaper.  Memory use is one chunk, whatever the file's size.
+ * they are cheaper.  Memory use is one PMD, whatever the file's size.
  * Holes the plan opens are left as holes by ftruncate.
  *
  * Headers are re-read from the input, translated with libelf, edited field
@@ -34,39 +33,77 @@
 #include "elfthp_io.h"
 
 #define COPY_CHUNK	(UINT64_C(1) << 30)
-#define WRITE_CHUNK_MIN	(UINT64_C(8) << 20)
 #define TABLE_CHUNK	256
 #define ALIGN_CHUNK	(UINT64_C(64) << 10)
 
-/* Whole output chunks of at least 8 MiB and of at least one PMD. */
-static uint64_t
-write_chunk(void)
-{
-	uint64_t pmd = host_pmd_size();
+/*
+ * One pass's large writes: the descriptors, the host's PMD (read from
+ * sysfs once, not once a piece) and the bounce buffer, one PMD long and
+ * aligned to it.
+ */
+struct copier {
+	int in;
+	int out;
+	uint64_t pmd;
+	unsigned char *buf;
+};
 
-	return pmd > WRITE_CHUNK_MIN ? pmd : WRITE_CHUNK_MIN;
+/*
+ * The buffer every piece goes through: read() into it, write() from it.
+ * Measured on ext4 (300 MiB, bench part 1): write()s straight from a
+ * populated mapping of the input cost about twice what cp costs, nearly
+ * all of it in the kernel's copy from the mapping's 4 KiB pages; a
+ * buffer that is one huge page, reused for every piece and still in the
+ * cache when write() copies it out, costs what cp does, two copies and
+ * all.  Where no huge page is free it works on small pages, slower.
+ * The caller frees it with copier_end.  0, or -1 with err set.
+ */
+static int
+copier_begin(struct copier *c, int in, int out, char *err, size_t n)
+{
+	void *m;
+
+	*c = (struct copier){ .in = in, .out = out, .pmd = host_pmd_size() };
+	m = mmap(NULL, (size_t)(2 * c->pmd), PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return error_text(err, n, "out of memory: %s", strerror(errno));
+	/* Keep the one PMD-aligned PMD inside the mapping, unmap the rest. */
+	c->buf = (unsigned char *)(((uintptr_t)m + c->pmd - 1) &
+	    ~(uintptr_t)(c->pmd - 1));
+	if (c->buf > (unsigned char *)m)
+		munmap(m, (size_t)(c->buf - (unsigned char *)m));
+	munmap(c->buf + c->pmd, (size_t)((unsigned char *)m + 2 * c->pmd -
+	    (c->buf + c->pmd)));
+	(void)madvise(c->buf, (size_t)c->pmd, MADV_HUGEPAGE);
+	return 0;
+}
+
+static void
+copier_end(struct copier *c)
+{
+	if (c->buf != NULL)
+		munmap(c->buf, (size_t)c->pmd);
+	c->buf = NULL;
 }
 
 /*
  * How long the next piece may be: a head up to the output's next PMD
- * boundary, then whole chunks.  Every piece but a head starts on a PMD
- * boundary: XFS makes a PMD folio of a range inside a longer write less
- * reliably when that write starts off a boundary (measured: one window
- * of 149 small, every time, for the 300 MiB lld binary).
+ * boundary, then whole PMDs.  So each PMD-aligned range of the output is
+ * exactly one write() that starts on its boundary: ext4 and XFS make
+ * such a write one PMD folio (XFS less reliably for a range inside a
+ * longer write that starts off a boundary: one window of 149 stayed
+ * small, every time, for the 300 MiB lld binary).
  */
 static uint64_t
-piece_len(uint64_t dst, uint64_t len, uint64_t chunk)
+piece_len(const struct copier *c, uint64_t dst, uint64_t len)
 {
-	uint64_t pmd = host_pmd_size();
-	uint64_t room = dst % pmd ? pmd - dst % pmd : chunk;
+	uint64_t room = dst % c->pmd ? c->pmd - dst % c->pmd : c->pmd;
 
 	return len < room ? len : room;
 }
 
-/*
- * All of buf to the output at dst.  EFAULT means the mapping we copy from
- * lost its pages: the input was truncated under us.
- */
+/* All of buf to the output at dst. */
 static int
 write_all(int out, const unsigned char *buf, uint64_t len, uint64_t dst,
     char *err, size_t n)
@@ -76,8 +113,6 @@ write_all(int out, const unsigned char *buf, uint64_t len, uint64_t dst,
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 && errno == EFAULT)
-			return error_text(err, n, "input shrank while being copied");
 		if (r <= 0)
 			return error_text(err, n, "write: %s", r < 0 ?
 			    strerror(errno) : "no progress");
@@ -88,58 +123,45 @@ write_all(int out, const unsigned char *buf, uint64_t len, uint64_t dst,
 	return 0;
 }
 
-/* Where the input cannot be mapped: through a buffer of one chunk. */
+/* All of one piece into the buffer: a short read is an input that shrank. */
 static int
-bounce_copy(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
-    char *err, size_t n)
+read_piece(const struct copier *c, uint64_t src, size_t len, char *err,
+    size_t n)
 {
-	uint64_t chunk = write_chunk();
-	unsigned char *buf = malloc((size_t)chunk);
-	int rc = 0;
+	size_t got = 0;
 
-	if (buf == NULL)
-		return error_text(err, n, "out of memory");
-	while (len > 0 && rc == 0) {
-		size_t want = (size_t)piece_len(dst, len, chunk);
-		ssize_t r = pread(in, buf, want, (off_t)src);
+	while (got < len) {
+		ssize_t r = pread(c->in, c->buf + got, len - got,
+		    (off_t)(src + got));
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			rc = error_text(err, n, r < 0 ? "read: %s" :
-			    "input shrank while being copied", strerror(errno));
-			break;
-		}
-		rc = write_all(out, buf, (uint64_t)r, dst, err, n);
-		src += (uint64_t)r;
-		dst += (uint64_t)r;
-		len -= (uint64_t)r;
+		if (r < 0)
+			return error_text(err, n, "read: %s", strerror(errno));
+		if (r == 0)
+			return error_text(err, n, "input shrank while being "
+			    "copied");
+		got += (size_t)r;
 	}
-	free(buf);
-	return rc;
+	return 0;
 }
 
-/*
- * One piece from a mapping of the input, populated first: the kernel's
- * copy then finds every source page mapped, and does not halve the
- * folios it makes for a write whose source faults part way.
- */
+/* [src, src + len) of the input to dst, one piece at a time. */
 static int
-write_piece(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
+bounce_copy(const struct copier *c, uint64_t src, uint64_t dst, uint64_t len,
     char *err, size_t n)
 {
-	uint64_t head = src % host_page_size();
-	size_t maplen = (size_t)(head + len);
-	unsigned char *m;
-	int rc;
+	while (len > 0) {
+		size_t piece = (size_t)piece_len(c, dst, len);
 
-	m = mmap(NULL, maplen, PROT_READ, MAP_SHARED | MAP_POPULATE, in,
-	    (off_t)(src - head));
-	if (m == MAP_FAILED)
-		return bounce_copy(in, src, out, dst, len, err, n);
-	rc = write_all(out, m + head, len, dst, err, n);
-	munmap(m, maplen);
-	return rc;
+		if (read_piece(c, src, piece, err, n) != 0 ||
+		    write_all(c->out, c->buf, piece, dst, err, n) != 0)
+			return -1;
+		src += piece;
+		dst += piece;
+		len -= piece;
+	}
+	return 0;
 }
 
 /*
@@ -171,29 +193,26 @@ next_data(int in, uint64_t from, uint64_t limit, uint64_t *start,
  * a sparse file is not made dense, and costs what its data costs.
  */
 static int
-write_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
+write_range(const struct copier *c, uint64_t src, uint64_t dst, uint64_t len,
     char *err, size_t n)
 {
-	uint64_t chunk = write_chunk(), end = src + len, start, stop;
+	uint64_t end = src + len, start, stop;
 
 	while (src < end) {
-		next_data(in, src, end, &start, &stop);
+		next_data(c->in, src, end, &start, &stop);
 		dst += start - src;
 		src = start;
-		while (src < stop) {
-			uint64_t piece = piece_len(dst, stop - src, chunk);
-
-			if (write_piece(in, src, out, dst, piece, err, n) != 0)
-				return -1;
-			src += piece;
-			dst += piece;
-		}
+		if (src < stop && bounce_copy(c, src, dst, stop - src, err,
+		    n) != 0)
+			return -1;
+		dst += stop - src;
+		src = stop;
 	}
 	return 0;
 }
 
 static int
-copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
+copy_range(const struct copier *c, uint64_t src, uint64_t dst, uint64_t len,
     char *err, size_t n)
 {
 	while (len > 0) {
@@ -208,13 +227,13 @@ copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 		 */
 		if (dst % ALIGN_CHUNK != 0 && want > ALIGN_CHUNK - dst % ALIGN_CHUNK)
 			want = (size_t)(ALIGN_CHUNK - dst % ALIGN_CHUNK);
-		ssize_t r = copy_file_range(in, &s, out, &d, want, 0);
+		ssize_t r = copy_file_range(c->in, &s, c->out, &d, want, 0);
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && (errno == EXDEV || errno == ENOSYS ||
 		    errno == EINVAL || errno == EOPNOTSUPP))
-			return bounce_copy(in, src, out, dst, len, err, n);
+			return bounce_copy(c, src, dst, len, err, n);
 		if (r < 0)
 			return error_text(err, n, "copy: %s", strerror(errno));
 		if (r == 0)
@@ -227,24 +246,31 @@ copy_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
 }
 
 static int
-move_range(int in, uint64_t src, int out, uint64_t dst, uint64_t len,
+move_range(const struct copier *c, uint64_t src, uint64_t dst, uint64_t len,
     enum copy_how how, char *err, size_t n)
 {
 	if (how == COPY_IN_KERNEL)
-		return copy_range(in, src, out, dst, len, err, n);
-	return write_range(in, src, out, dst, len, err, n);
+		return copy_range(c, src, dst, len, err, n);
+	return write_range(c, src, dst, len, err, n);
 }
 
 int
 copy_whole(int in, int out, uint64_t size, enum copy_how how, char *err,
     size_t n)
 {
+	struct copier c;
+	int rc;
+
 	if (how == COPY_IN_KERNEL && ioctl(out, FICLONE, in) == 0)
 		return 0;
 	if (ftruncate(out, 0) != 0 || ftruncate(out, (off_t)size) != 0)
 		return error_text(err, n, "cannot size the output: %s",
 		    strerror(errno));
-	return move_range(in, 0, out, 0, size, how, err, n);
+	if (copier_begin(&c, in, out, err, n) != 0)
+		return -1;
+	rc = move_range(&c, 0, 0, size, how, err, n);
+	copier_end(&c);
+	return rc;
 }
 
 static bool
@@ -262,7 +288,9 @@ static int
 copy_bytes(int in, int out, const struct elf_layout *L, const struct plan *P,
     enum copy_how how, char *err, size_t n)
 {
+	struct copier c;
 	size_t i;
+	int rc = 0;
 
 	/* A header-only change can share every data block with the input. */
 	if (how == COPY_IN_KERNEL && layout_unchanged(L, P) &&
@@ -270,13 +298,15 @@ copy_bytes(int in, int out, const struct elf_layout *L, const struct plan *P,
 		return 0;
 	if (ftruncate(out, (off_t)P->new_size) != 0)
 		return error_text(err, n, "cannot size the output: %s", strerror(errno));
-	for (i = 0; i < P->nextents; i++) {
+	if (copier_begin(&c, in, out, err, n) != 0)
+		return -1;
+	for (i = 0; i < P->nextents && rc == 0; i++) {
 		const struct extent *x = &P->extents[i];
 
-		if (move_range(in, x->src, out, x->dst, x->len, how, err, n) != 0)
-			return -1;
+		rc = move_range(&c, x->src, x->dst, x->len, how, err, n);
 	}
-	return 0;
+	copier_end(&c);
+	return rc;
 }
 
 /* Translate `count` table entries between file and memory order. */

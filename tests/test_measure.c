@@ -11,7 +11,8 @@
  * maps, mountinfo, hpage_pmd_size, the THP settings), opendir and
  * readdir64 (/proc), gzopen64 (the kernel's config), realpath, fstat64,
  * pread64 and pwrite64, mmap64, madvise, mincore, posix_fadvise64,
- * fdatasync and syscall (cachestat).  A run with nothing failing counts
+ * fdatasync, syscall (cachestat) and ioctl (PAGEMAP_SCAN, which the
+ * *_smaps tests make unknown, as before Linux 6.7).  A run with nothing failing counts
  * the calls of each; then each of them, the Nth for every N (the first 16
  * and every sixteenth part where there are many: fgets of smaps), fails with an errno
  * that fits it: EMFILE for opens, EIO for reads, ENOMEM for maps and
@@ -39,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -267,6 +269,32 @@ __wrap_syscall(long nr, ...)
 	if (inject(C_SYSCALL))
 		return -1;
 	return __real_syscall(nr, a[0], a[1], a[2], a[3]);
+}
+
+/*
+ * A kernel before 6.7, where it is asked for: PAGEMAP_SCAN ('f', 16) is
+ * unknown (ENOTTY), so every look goes through smaps, and the smaps
+ * reads (fopen, fgets) are swept too.  Other ioctls (FICLONE) go through.
+ */
+static bool no_pagemap_scan;
+
+int __real_ioctl(int, unsigned long, ...);
+int __wrap_ioctl(int, unsigned long, ...);
+
+int
+__wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (no_pagemap_scan && _IOC_TYPE(req) == 'f' && _IOC_NR(req) == 16) {
+		errno = ENOTTY;
+		return -1;
+	}
+	return __real_ioctl(fd, req, arg);
 }
 
 /* ---- the files ---- */
@@ -601,6 +629,34 @@ test_host_faults(void **state)
 	assert_true(n > 10);
 }
 
+/* The same sweeps where the kernel has no PAGEMAP_SCAN: smaps looks. */
+static void
+test_look_cli_faults_smaps(void **state)
+{
+	no_pagemap_scan = true;
+	test_look_cli_faults(state);
+	no_pagemap_scan = false;
+}
+
+/*
+ * ... and their control: with nothing failing, the smaps looks read the
+ * lines (fgets counted) and find the windows made huge, as PAGEMAP_SCAN
+ * does; a fallback that said "no huge page" without reading would fail.
+ */
+static void
+test_warm_file_faults_smaps(void **state)
+{
+	struct outcome o;
+
+	no_pagemap_scan = true;
+	test_warm_file_faults(state);
+	run_once(*state, run_warm_file, NCALLS, 0, &o);
+	no_pagemap_scan = false;
+	if (count[C_FGETS] == 0 || strcmp(o.text, "3 made huge, 0 not") != 0)
+		fail_msg("smaps fallback: %lu fgets, want the 3 windows made "
+		    "huge: %s", count[C_FGETS], o.text);
+}
+
 int
 main(void)
 {
@@ -615,6 +671,10 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_host_faults, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_look_cli_faults_smaps,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_warm_file_faults_smaps,
+		    setup, teardown),
 	};
 
 	if (elf_lib_init() != 0)

@@ -64,6 +64,7 @@ pmd_now(int fd, uint64_t size, uint64_t pmd, bool hugepage,
     struct fs_probe *p, uint64_t *bytes)
 {
 	struct pc_map m;
+	const char *what = NULL;
 	int e, rc = 0;
 
 	*bytes = 0;
@@ -71,8 +72,8 @@ pmd_now(int fd, uint64_t size, uint64_t pmd, bool hugepage,
 		return probe_failed(p, errno, m.failed);
 	if ((e = pc_populate(&m)) != 0)
 		rc = probe_failed(p, e, "madvise(MADV_POPULATE_READ)");
-	else if (pc_pmd_mapped(m.addr, bytes) != 0)
-		rc = probe_failed(p, errno, "/proc/self/smaps");
+	else if (pc_pmd_mapped(&m, bytes, &what) != 0)
+		rc = probe_failed(p, errno, what);
 	pc_unmap(&m);
 	return rc;
 }

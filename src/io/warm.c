@@ -17,7 +17,8 @@
  *   3. map the window at a PMD-aligned address with MADV_HUGEPAGE and
  *      populate it (MADV_POPULATE_READ, so a file truncated under us gives
  *      an error instead of SIGBUS);
- *   4. read the result in this process's own smaps (FilePmdMapped).
+ *   4. read the result in this process's own page table (PAGEMAP_SCAN;
+ *      FilePmdMapped in its smaps before Linux 6.7).
  *
  * A look that fails (EMFILE opening smaps, ENOMEM from mmap, an error of
  * madvise, mincore, cachestat or fadvise) is never taken for the kernel's
@@ -80,10 +81,11 @@ failed(struct warm_ctx *c, int e, const char *what)
 	return -1;
 }
 
+/* pc_pmd_mapped failed: what names the file it read. */
 static int
-smaps_failed(struct warm_ctx *c)
+look_failed(struct warm_ctx *c, const char *what)
 {
-	return failed(c, errno, "/proc/self/smaps");
+	return failed(c, errno, what);
 }
 
 /* MADV_POPULATE_READ: the file is read; EFAULT means it is shorter now. */
@@ -114,6 +116,7 @@ range_is_huge(struct warm_ctx *c, uint64_t k, bool *huge, uint64_t *cached)
 {
 	struct pc_map m;
 	uint64_t pmd_bytes = 0;
+	const char *what = NULL;
 	int rc = 0;
 
 	*huge = false;
@@ -123,8 +126,8 @@ range_is_huge(struct warm_ctx *c, uint64_t k, bool *huge, uint64_t *cached)
 		rc = failed(c, errno, "mincore");
 	else if (*cached == c->pmd / c->page) {
 		if ((rc = populated(c, pc_populate(&m))) == 0 &&
-		    (rc = pc_pmd_mapped(m.addr, &pmd_bytes)) != 0)
-			smaps_failed(c);
+		    (rc = pc_pmd_mapped(&m, &pmd_bytes, &what)) != 0)
+			look_failed(c, what);
 		*huge = rc == 0 && pmd_bytes >= c->pmd;
 	}
 	pc_unmap(&m);
@@ -166,6 +169,7 @@ try_collapse(struct warm_ctx *c, uint64_t k)
 {
 	struct pc_map m;
 	uint64_t pmd_bytes = 0;
+	const char *what = NULL;
 	bool huge = false;
 	int e;
 
@@ -182,8 +186,8 @@ try_collapse(struct warm_ctx *c, uint64_t k)
 	if (!collapse_answer(e))
 		failed(c, e, "madvise(MADV_COLLAPSE)");
 	else if (e == 0 && populated(c, pc_populate(&m)) == 0) {
-		if (pc_pmd_mapped(m.addr, &pmd_bytes) != 0)
-			smaps_failed(c);
+		if (pc_pmd_mapped(&m, &pmd_bytes, &what) != 0)
+			look_failed(c, what);
 		huge = pmd_bytes >= c->pmd;
 	}
 	pc_unmap(&m);
@@ -344,6 +348,7 @@ read_huge(struct warm_ctx *c, uint64_t k)
 {
 	struct pc_map m;
 	uint64_t pmd_bytes = 0;
+	const char *what = NULL;
 
 	hook_before_read(c);
 	if (pc_map(c->fd, k * c->pmd, c->pmd, c->pmd, true, &m) != 0) {
@@ -352,8 +357,8 @@ read_huge(struct warm_ctx *c, uint64_t k)
 	}
 	if (populated(c, pc_populate(&m)) != 0)
 		;
-	else if (pc_pmd_mapped(m.addr, &pmd_bytes) != 0)
-		smaps_failed(c);
+	else if (pc_pmd_mapped(&m, &pmd_bytes, &what) != 0)
+		look_failed(c, what);
 	else if (pmd_bytes >= c->pmd)
 		c->r->made_huge++;
 	else
@@ -519,36 +524,92 @@ cached_ranges(struct warm_ctx *c, const struct warm_plan *w, bool *full,
 	return 0;
 }
 
+/* Ranges looked at through one mapping: at most this many PMDs of RSS. */
+#define LOOK_BATCH 4
+
+/*
+ * Which of the ranges [k0, k0 + n) are one PMD-mapped folio each (huge[i]
+ * for k0 + i): one mapping for them all, but only the fully cached ones
+ * (full) faulted in, so that this reads no data, and each range's PMDs
+ * counted alone (PAGEMAP_SCAN), so that a PMD folio readahead put beside a
+ * window never stands in for it.  0; -1 when a look failed; 1 where the
+ * kernel cannot count part of a mapping (before 6.7): the caller then
+ * looks at each range in a mapping of its own (range_is_huge).
+ */
+static int
+batch_is_huge(struct warm_ctx *c, uint64_t k0, uint64_t n, const bool *full,
+    bool *huge)
+{
+	struct pc_map m;
+	uint64_t i, bytes;
+	int rc = 0;
+
+	if (pc_map(c->fd, k0 * c->pmd, n * c->pmd, c->pmd, false, &m) != 0)
+		return failed(c, errno, m.failed);
+	for (i = 0; i < n && rc == 0; i++) {
+		huge[i] = false;
+		if (!full[k0 + i])
+			continue;
+		if ((rc = populated(c, pc_populate_at(&m, i * c->pmd,
+		    c->pmd))) != 0)
+			break;
+		if (pc_pmd_mapped_at(&m, i * c->pmd, c->pmd, &bytes) != 0)
+			rc = pc_no_scan(errno) ? 1 : failed(c, errno,
+			    "/proc/self/pagemap");
+		huge[i] = rc == 0 && bytes >= c->pmd;
+	}
+	pc_unmap(&m);
+	return rc;
+}
+
+/* Looks at ranges [k0, k0 + n) one mapping each: before PAGEMAP_SCAN. */
+static int
+each_is_huge(struct warm_ctx *c, uint64_t k0, uint64_t n, const bool *full,
+    bool *huge)
+{
+	uint64_t i, cached;
+
+	for (i = 0; i < n; i++) {
+		huge[i] = false;
+		if (full[k0 + i] && range_is_huge(c, k0 + i, &huge[i],
+		    &cached) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Which ranges are huge already, before anything reads ahead, reading no
- * data.  Each fully cached window is looked at alone, in a mapping of its
- * own PMD (range_is_huge): a sum of FilePmdMapped over a mapping of the
- * whole file would count the PMD folios that readahead put between the
- * windows and past the last one, and make up for a window that is small.
- * So address space stays one PMD, whatever the file's size.  The rest go
- * to todo.  0, or -1 when a look failed.
+ * data (batch_is_huge); address space and RSS stay LOOK_BATCH PMDs,
+ * whatever the file's size.  The rest go to todo.  0, or -1 when a look
+ * failed.
  */
 static int
 first_look(struct warm_ctx *c, const struct warm_plan *w, bool *todo,
     uint64_t *before)
 {
-	uint64_t k, cached;
-	bool *full = todo, huge;
+	uint64_t k0, i, n;
+	bool *full = todo, huge[LOOK_BATCH];
+	int rc;
 
 	if (cached_ranges(c, w, full, before) != 0)
 		return -1;
-	for (k = 0; k < w->nranges; k++) {
-		if (!warm_range(w, k))
-			continue;
-		huge = false;
-		if (full[k] && range_is_huge(c, k, &huge, &cached) != 0)
+	for (k0 = 0; k0 < w->nranges; k0 += n) {
+		n = w->nranges - k0 < LOOK_BATCH ? w->nranges - k0 : LOOK_BATCH;
+		/* full[] is read here, before todo[] (the same array) is set. */
+		rc = batch_is_huge(c, k0, n, full, huge);
+		if (rc == 1)
+			rc = each_is_huge(c, k0, n, full, huge);
+		if (rc != 0)
 			return -1;
-		if (full[k] && huge) {
-			c->r->huge_before++;
-			set_state(c, k, WINDOW_HUGE);
-			todo[k] = false;
-		} else {
-			todo[k] = true;
+		for (i = 0; i < n; i++) {
+			if (!warm_range(w, k0 + i))
+				continue;
+			todo[k0 + i] = !huge[i];
+			if (huge[i]) {
+				c->r->huge_before++;
+				set_state(c, k0 + i, WINDOW_HUGE);
+			}
 		}
 	}
 	return 0;
