@@ -316,6 +316,23 @@ expand_arg(struct work *w, const char *arg)
 		walk_error(w, arg, "out of memory");
 }
 
+/* Where each walked item is below its root, for process_file and for a
+ * hard-link group's first name; set before any worker starts. */
+static void
+walk_refs(struct work *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		struct item *it = &w->items[i];
+		const struct root *r = &w->roots[it->root];
+
+		if (it->from_walk)
+			it->ref = (struct walk_ref){ r->arg, r->dev, r->ino,
+				it->path + it->rel };
+	}
+}
+
 /* --- hard links: the run's names of each file, found before any work --- */
 
 /* Which name of its file an item is: its directory, resolved, and base. */
@@ -353,11 +370,7 @@ identify(struct work *w)
 
 	for (i = 0; i < w->n; i++) {
 		struct item *it = &w->items[i];
-		const struct root *r = &w->roots[it->root];
 
-		if (it->from_walk)
-			it->ref = (struct walk_ref){ r->arg, r->dev, r->ino,
-				it->path + it->rel };
 		if (!it->have_st)
 			it->have_st = stat(it->path, &it->st) == 0;
 		if (it->have_st && S_ISREG(it->st.st_mode) &&
@@ -804,6 +817,7 @@ run_all(char **args, size_t nargs, size_t nnamed, const struct options *o)
 		while (i >= nnamed && before < w.n)
 			w.items[before++].listed = true;
 	}
+	walk_refs(&w);
 	group_links(&w);
 	nthreads = worker_count(o, w.n);
 	for (k = 0; k < nthreads; k++)
