@@ -719,6 +719,17 @@ summary_json(const struct work *w, const struct tally *t)
 	json_end(&j);
 }
 
+/* "N not done (...), ", said only where a file was (the line stays the
+ * same for every run without one). */
+static const char *
+not_done_text(char *buf, size_t len, size_t n)
+{
+	if (n == 0)
+		return "";
+	snprintf(buf, len, "%zu not done (hard links outside the run), ", n);
+	return buf;
+}
+
 /*
  * The closing counts of --check, --compat and --warm (with several files):
  * a JSON object, or a text line the mode words; -q leaves it out.
@@ -730,6 +741,7 @@ summarise(const struct work *w, const struct tally *t)
 	size_t total = files_in(t), errors = c[FILE_ERROR] + w->walk_errors;
 	size_t na = c[FILE_NOT_APPLICABLE] + c[FILE_NOT_ELF];
 	const char *s = total == 1 ? "" : "s", *es = errors == 1 ? "" : "s";
+	char nd[64];
 
 	if (w->o->format == FORMAT_JSON)
 		return summary_json(w, t);
@@ -749,11 +761,10 @@ summarise(const struct work *w, const struct tally *t)
 		    errors, es);
 	else
 		printf("checked %zu file%s: %zu ready, %zu need rewriting, %zu "
-		    "need relinking, %zu not done (hard links outside the "
-		    "run), %zu not applicable (%zu not ELF), %zu error%s\n",
-		    total, s, c[FILE_READY], c[FILE_NEEDS_REWRITE],
-		    c[FILE_NEEDS_RELINK], c[FILE_NOT_DONE], na, c[FILE_NOT_ELF],
-		    errors, es);
+		    "need relinking, %s%zu not applicable (%zu not ELF), %zu "
+		    "error%s\n", total, s, c[FILE_READY], c[FILE_NEEDS_REWRITE],
+		    c[FILE_NEEDS_RELINK], not_done_text(nd, sizeof(nd),
+		    c[FILE_NOT_DONE]), na, c[FILE_NOT_ELF], errors, es);
 	temps_note(stdout, w);
 }
 
