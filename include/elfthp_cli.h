@@ -73,8 +73,39 @@ struct walk_ref {
 enum file_class process_file(const char *name, const struct options *,
     FILE *out, FILE *err, const struct walk_ref *walk);
 
+/*
+ * A file of several hard links, as the run found it (runner.c groups the
+ * run's names by st_dev and st_ino before any work starts).  found ==
+ * st_nlink: every name is in the run, and its first name rewrites the
+ * file once for all of them (others: the rest); found < st_nlink: a name
+ * is elsewhere, and no name of it is replaced.
+ */
+struct link_name {
+	const char *name;		/* as shown */
+	const struct walk_ref *walk;	/* walked, or NULL: named or listed */
+};
+struct link_group {
+	size_t found;			/* distinct names of the file in the run */
+	const struct link_name *others;	/* for the first name: the others */
+	size_t nothers;
+};
+/* How the run came to a file: named, from a -f list, or walked. */
+struct file_ref {
+	const char *name;
+	const struct walk_ref *walk;	/* walked (-r), or NULL */
+	bool listed;			/* from a -f list */
+	const struct link_group *links;	/* several names, or NULL */
+};
+enum file_class process_file_ref(const struct file_ref *,
+    const struct options *, FILE *out, FILE *err);
+void report_linked(FILE *, const struct options *, const char *name,
+    const char *first, size_t names, enum file_class);
+
 /* runner.c: walk the arguments, run the files (in parallel), print in order. */
-int run_all(char **paths, size_t npaths, const struct options *);
+/* paths[0..nnamed) were named on the command line, the rest came from
+ * -f lists. */
+int run_all(char **paths, size_t npaths, size_t nnamed,
+    const struct options *);
 
 /* measure.c: --measure. */
 int measure_report(char **paths, size_t npaths, char **cmd,
@@ -143,6 +174,8 @@ void finding_message(char *, size_t, const struct elf_layout *,
 void report_check(FILE *, const struct options *, const char *name,
     const struct elf_layout *, const struct plan *, const struct finding *,
     size_t n, size_t total, enum file_class);
+void report_check_not_done(FILE *, const struct options *, const char *name,
+    uintmax_t links, size_t found);
 void report_compat(FILE *, const struct options *, const char *name,
     const struct elf_layout *, uint64_t page, const struct finding *,
     size_t n, size_t total, enum file_class);

@@ -219,7 +219,9 @@ bool load_base_aligned(const struct elf_layout *, const struct plan *,
 uint64_t plan_modulus(const struct seg_desc *, const struct seg_plan *,
     uint64_t max_page);
 
-/* core/validate.c: the door, once per file in every mode. */
+/* core/validate.c: the door, once per file in every mode.  Congruence
+ * modulo LAYOUT_MIN_PAGE is checked after every other rule, so that
+ * PLAN_NOT_CONGRUENT from it means a well-formed file Linux cannot load. */
 #define LAYOUT_MIN_PAGE 4096	/* every PT_LOAD congruent modulo it */
 int layout_validate(const struct elf_layout *, struct plan_error *);
 
@@ -246,7 +248,11 @@ enum file_class {
 	FILE_NOT_HUGE,		/* --warm: some window could not be made huge */
 	FILE_NO_WINDOWS,	/* --warm: no window to warm */
 	FILE_NOT_ELF,
-	FILE_NOT_APPLICABLE,	/* ELF, but not an executable or shared object */
+	FILE_NOT_APPLICABLE,	/* ELF, but not an executable or shared object,
+				   or not one Linux can load */
+	FILE_NOT_DONE,		/* rewriting it would split its hard links:
+				   a name of it is not in the run */
+	FILE_LINKED,		/* another name of a file the run rewrote */
 	FILE_ERROR,
 };
 

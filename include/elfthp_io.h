@@ -11,6 +11,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "elfthp_core.h"
@@ -73,6 +75,55 @@ int atomic_rename(struct atomic_file *, char *, size_t);
 /* Remove the temporary file and free: idempotent, and a no-op after
  * atomic_rename succeeded.  Every failing atomic_* call has called it. */
 void atomic_abort(struct atomic_file *);
+
+/* For atomic_links.c: the pieces of atomic_file.c it shares. */
+struct atomic_links;
+struct signal_hold {
+	sigset_t old;
+	bool on;
+};
+void atomic_hold_signals(struct signal_hold *);
+void atomic_release_signals(struct signal_hold *);
+int atomic_links_publish(struct atomic_links *);
+void atomic_links_unpublish(struct atomic_links *);
+int atomic_link_temp(const struct atomic_file *, int dfd, char *name);
+char *atomic_temp_name(const char *final_name);
+void atomic_sweep(int dfd, const char *shown, FILE *notes);
+void atomic_dir_sync(int dfd);
+
+/*
+ * atomic_links.c: one new file for every name of a file with hard links.
+ * The new file (first, from atomic_open, synced) gets a temporary name
+ * beside each other name (atomic_links_add), then every temporary name is
+ * renamed over its name in one phase that signals wait for
+ * (atomic_links_rename).  Each name must still be the old file (old_dev,
+ * old_ino) when it is linked and when it is renamed.  Every failing call
+ * has removed every temporary name and aborted first, as atomic_* calls
+ * do; atomic_links_abort does that (idempotent).
+ */
+struct atomic_link {
+	int dfd;		/* the name's directory: taken, closed here */
+	char *final_name;
+	char *tmp_name;
+	char *shown;		/* the name, as messages give it */
+};
+struct atomic_links {
+	struct atomic_file *first;
+	dev_t old_dev;		/* the file every name must still be */
+	ino_t old_ino;
+	dev_t new_dev;		/* the new file: a temporary name is removed */
+	ino_t new_ino;		/* only while it is still this one */
+	struct atomic_link *v;
+	size_t n;		/* v[0..n) linked (the signal handler reads it) */
+	size_t cap;
+	FILE *notes;
+};
+int atomic_links_begin(struct atomic_links *, struct atomic_file *first,
+    const struct stat *old, size_t others, char *, size_t);
+int atomic_links_add(struct atomic_links *, int dfd, const char *final_name,
+    const char *shown, char *, size_t);
+int atomic_links_rename(struct atomic_links *, char *, size_t);
+void atomic_links_abort(struct atomic_links *);
 
 /* fs_info.c: reading those facts. */
 int fs_identify(const char *path, struct fs_info *, const char **failed);

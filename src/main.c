@@ -592,7 +592,7 @@ main(int argc, char **argv)
 	else if (o.mode == MODE_HOST)
 		rc = host_report(paths.v, paths.n, &o);
 	else
-		rc = run_all(paths.v, paths.n, &o);
+		rc = run_all(paths.v, paths.n, (size_t)(argc - optind), &o);
 	path_list_free(&paths);
 	free(o.lists);
 	free(o.excludes);

@@ -464,7 +464,8 @@ report_other(FILE *f, const struct options *o, const char *name,
 	struct json j;
 
 	if (o->format == FORMAT_TEXT) {
-		if (cls != FILE_ERROR)
+		/* An error and a file not done are said on stderr (diag). */
+		if (cls != FILE_ERROR && cls != FILE_NOT_DONE)
 			fprintf(f, "%s: skipped: %s\n", name, message);
 		return;
 	}
@@ -472,5 +473,33 @@ report_other(FILE *f, const struct options *o, const char *name,
 	json_str(&j, "file", name);
 	json_str(&j, "status", class_text(cls));
 	json_str(&j, "message", message);
+	json_end(&j);
+}
+
+/*
+ * Another name of a file the run rewrote through its first name, one file
+ * with names names: FILE_LINKED, or FILE_NOT_DONE where the first name
+ * failed (its own message says why).  Text: a line unless -q.
+ */
+void
+report_linked(FILE *f, const struct options *o, const char *name,
+    const char *first, size_t names, enum file_class cls)
+{
+	struct json j;
+
+	if (o->format == FORMAT_TEXT) {
+		if (cls == FILE_NOT_DONE)
+			fprintf(f, "%s: not done: one file with %s, which was "
+			    "not rewritten\n", name, first);
+		else if (!o->quiet)
+			fprintf(f, "%s: %s with %s (one file, %zu names)\n",
+			    name, o->dry_run ? "as" : "done", first, names);
+		return;
+	}
+	json_begin(&j, f, mode_name(o));
+	json_str(&j, "file", name);
+	json_str(&j, "status", class_text(cls));
+	json_str(&j, "same_file_as", first);
+	json_u64(&j, "names", names);
 	json_end(&j);
 }

@@ -49,6 +49,8 @@ class_text(enum file_class c)
 	case FILE_FIXABLE: return "fixable";
 	case FILE_NOT_ELF: return "not-elf";
 	case FILE_NOT_APPLICABLE: return "not-applicable";
+	case FILE_NOT_DONE: return "not-done";
+	case FILE_LINKED: return "linked";
 	case FILE_ERROR: return "error";
 	case FILE_DONE: break;
 	}

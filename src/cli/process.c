@@ -39,6 +39,8 @@ struct job {
 	FILE *out;
 	FILE *err;
 	bool from_walk;
+	bool listed;		/* from a -f list */
+	const struct link_group *links;	/* several names in the run, or NULL */
 	int fd;
 	struct stat st;
 	struct elf_layout layout;
@@ -72,39 +74,44 @@ file_error(struct job *j, const char *fmt, ...)
 }
 
 /*
- * The directory the file is in, opened once; every later step works
- * relative to it.  A walked file is reached below the walk's argument
- * without following anything; a named file that will be replaced is found
+ * The directory a name is in, opened once; every later step works
+ * relative to it.  A walked name is reached below the walk's argument
+ * without following anything; a named one that will be replaced is found
  * through its symlinks first (realpath), and its directory is then opened
- * without following any, so that it is the one realpath saw.
+ * without following any, so that it is the one realpath saw.  *path (the
+ * caller's to free, also on failure) is the file replaced; *base points
+ * into it or into w->rel.  A new descriptor, or -1 with msg.
  */
-static enum step
-open_dir(struct job *j, bool resolve)
+static int
+dir_of(const char *name, const struct walk_ref *w, bool resolve, char **path,
+    const char **base, char *msg, size_t n)
 {
-	const struct walk_ref *w = j->walk;
 	const char *slash;
 
 	if (w != NULL) {
 		slash = strrchr(w->rel, '/');
-		j->base = slash ? slash + 1 : w->rel;
-		j->nofollow = true;
-		if ((j->path = strdup(j->name)) == NULL)
-			return file_error(j, "out of memory");
-		j->dfd = dir_open_walked(w->root, w->dev, w->ino, w->rel,
-		    slash ? (size_t)(slash - w->rel) : 0, j->msg,
-		    sizeof(j->msg));
-	} else {
-		j->path = resolve ? realpath(j->name, NULL) : strdup(j->name);
-		/* A missing name is the user's news; else name the call. */
-		if (j->path == NULL && (errno == ENOENT || errno == ENOTDIR))
-			return file_error(j, "%s", strerror(errno));
-		if (j->path == NULL)
-			return file_error(j, "%s: %s", resolve ? "realpath" :
-			    "strdup", strerror(errno));
-		j->nofollow = resolve;
-		j->dfd = dir_open_parent(j->path, resolve, &j->base, j->msg,
-		    sizeof(j->msg));
+		*base = slash ? slash + 1 : w->rel;
+		if ((*path = strdup(name)) == NULL)
+			return error_text(msg, n, "out of memory");
+		return dir_open_walked(w->root, w->dev, w->ino, w->rel,
+		    slash ? (size_t)(slash - w->rel) : 0, msg, n);
 	}
+	*path = resolve ? realpath(name, NULL) : strdup(name);
+	/* A missing name is the user's news; else name the call. */
+	if (*path == NULL && (errno == ENOENT || errno == ENOTDIR))
+		return error_text(msg, n, "%s", strerror(errno));
+	if (*path == NULL)
+		return error_text(msg, n, "%s: %s", resolve ? "realpath" :
+		    "strdup", strerror(errno));
+	return dir_open_parent(*path, resolve, base, msg, n);
+}
+
+static enum step
+open_dir(struct job *j, bool resolve)
+{
+	j->nofollow = j->walk != NULL || resolve;
+	j->dfd = dir_of(j->name, j->walk, resolve, &j->path, &j->base, j->msg,
+	    sizeof(j->msg));
 	if (j->dfd < 0)
 		return file_error(j, "%s", j->msg);
 	return STEP_OK;
@@ -157,6 +164,29 @@ read_layout(struct job *j)
 }
 
 /*
+ * Well formed, but a PT_LOAD is not congruent even modulo the smallest
+ * page: Linux never runs it as a program (firmware for another machine,
+ * a test file).  In a walk or a -f list it is skipped, as files that are
+ * not ELF are, with the reason under -v; walked, the line itself only
+ * under -v.  Named on the command line it stays an error: the user asked
+ * for that file.
+ */
+static enum step
+not_loadable(struct job *j)
+{
+	char why[sizeof(j->msg)];
+
+	snprintf(why, sizeof(why), "%s", j->msg);
+	/* The door's words are short; the bound only quiets the compiler. */
+	snprintf(j->msg, sizeof(j->msg), "not a program Linux can load%s%.400s",
+	    j->o->verbose > 0 ? ": " : "", j->o->verbose > 0 ? why : "");
+	j->class = FILE_NOT_APPLICABLE;
+	if (!j->from_walk || j->o->verbose > 0)
+		report_other(j->out, j->o, j->name, j->class, j->msg);
+	return STEP_STOP;
+}
+
+/*
  * The door: the relations between headers, checked once, before any mode's
  * own work, so that a hostile file is refused with the same words and exit
  * status in every mode (even --check --compat, which plans nothing).
@@ -168,6 +198,8 @@ validate_layout(struct job *j)
 
 	if (layout_validate(&j->layout, &perr) != 0) {
 		plan_strerror(&perr, j->msg, sizeof(j->msg));
+		if (perr.code == PLAN_NOT_CONGRUENT && (j->from_walk || j->listed))
+			return not_loadable(j);
 		return file_error(j, "%s", j->msg);
 	}
 	return STEP_OK;
@@ -325,6 +357,62 @@ durable(const struct options *o, bool in_place)
 	return in_place ? !o->no_sync : o->sync;
 }
 
+/*
+ * A file of several names, every one of them in the run (runner.c found
+ * them; the link count, read when the file was opened, agrees): its first
+ * name rewrites it for all.
+ */
+static bool
+links_complete(const struct job *j)
+{
+	return j->links != NULL && j->links->found == j->st.st_nlink;
+}
+
+/* ... and this is the name that rewrites it (the others wait for it). */
+static bool
+links_whole(const struct job *j)
+{
+	return links_complete(j) && j->links->others != NULL;
+}
+
+/*
+ * Every other name gets the new file too, as one file with them
+ * (io/atomic_links.c says how, and why that way).  Each name's directory
+ * is opened as its own file's would be: below the walk's argument, or
+ * resolved.  On failure every name still has the old file (or, past the
+ * first rename, the message says which have which), no temporary name is
+ * left and a is aborted.
+ */
+static int
+place_linked(struct job *j, struct atomic_file *a)
+{
+	const struct link_group *g = j->links;
+	struct atomic_links l;
+	const char *base;
+	char *path, why[sizeof(j->msg)];
+	size_t i;
+	int dfd, rc = 0;
+
+	if (atomic_links_begin(&l, a, &j->st, g->nothers, j->msg,
+	    sizeof(j->msg)) != 0)
+		return -1;
+	for (i = 0; i < g->nothers && rc == 0; i++) {
+		path = NULL;
+		dfd = dir_of(g->others[i].name, g->others[i].walk, true, &path,
+		    &base, why, sizeof(why));
+		if (dfd < 0) {
+			atomic_links_abort(&l);
+			rc = error_text(j->msg, sizeof(j->msg), "%s: %s; left "
+			    "every name as it was", g->others[i].name, why);
+		} else {
+			rc = atomic_links_add(&l, dfd, base, g->others[i].name,
+			    j->msg, sizeof(j->msg));
+		}
+		free(path);
+	}
+	return rc != 0 ? -1 : atomic_links_rename(&l, j->msg, sizeof(j->msg));
+}
+
 /* The new file, written beside base in dfd and renamed over it. */
 static enum step
 write_new(struct job *j, int dfd, const char *base, const char *shown,
@@ -359,7 +447,8 @@ write_new(struct job *j, int dfd, const char *base, const char *shown,
 		snprintf(m, n, "changed while being rewritten; left as it was");
 		goto fail;
 	}
-	if (atomic_rename(&a, m, n) != 0)
+	if ((in_place && links_whole(j) ? place_linked(j, &a) :
+	    atomic_rename(&a, m, n)) != 0)
 		goto fail;
 	return STEP_OK;
 fail:
@@ -396,6 +485,44 @@ output_path(struct job *j, const char *output, char **final)
 	return STEP_OK;
 }
 
+/*
+ * In place, a file of several names is replaced only with all of them
+ * (links_whole), or, asked to (--break-hardlinks), like sed -i: this
+ * name alone, the others keeping the old file.
+ */
+static bool
+splits_links(const struct job *j)
+{
+	return j->o->output == NULL && j->st.st_nlink > 1 &&
+	    !j->o->break_hardlinks &&
+	    !(j->o->dry_run ? links_complete(j) : links_whole(j));
+}
+
+/*
+ * A name of the file is not in the run.  Named, that is an error, as it
+ * always was; found by a walk or in a list, the file is "not done": said,
+ * counted, and the run's exit status is not an error's.
+ */
+static enum step
+not_done(struct job *j)
+{
+	const char *words = "replacing it would split them: --break-hardlinks "
+	    "replaces just this name (Cargo hard-links target/*/NAME to "
+	    "deps/NAME-HASH), or write elsewhere with -o";
+	size_t found = j->links != NULL ? j->links->found : 1;
+
+	if (!j->from_walk && !j->listed)
+		return file_error(j, "has %ju hard links; %s",
+		    (uintmax_t)j->st.st_nlink, words);
+	snprintf(j->msg, sizeof(j->msg), "has %ju hard links, %zu of them in "
+	    "this run; %s", (uintmax_t)j->st.st_nlink, found, words);
+	j->class = FILE_NOT_DONE;
+	if (j->o->format == FORMAT_TEXT)
+		diag(j->err, j->name, "not done: %s", j->msg);
+	report_other(j->out, j->o, j->name, j->class, j->msg);
+	return STEP_STOP;
+}
+
 static enum step
 write_result(struct job *j)
 {
@@ -403,12 +530,6 @@ write_result(struct job *j)
 	char *final = NULL;
 	enum step c;
 
-	/* Like sed -i: asked to, replace this name; the others keep the old file. */
-	if (output == NULL && j->st.st_nlink > 1 && !j->o->break_hardlinks)
-		return file_error(j, "has %ju hard links; replacing it would "
-		    "split them: --break-hardlinks replaces just this name "
-		    "(Cargo hard-links target/*/NAME to deps/NAME-HASH), or "
-		    "write elsewhere with -o", (uintmax_t)j->st.st_nlink);
 	if (output != NULL && output_path(j, output, &final) != STEP_OK)
 		return STEP_STOP;
 	c = final ? write_output(j, final) :
@@ -528,6 +649,11 @@ do_rewrite(struct job *j)
 	if ((c = file_params(j, &params)) != STEP_OK ||
 	    (c = make_plan(j, &params, &j->plan)) != STEP_OK)
 		return c;
+	/* -n says what the rewrite would do, but a named file keeps its
+	 * old -n: the plan, whatever its links. */
+	if (j->plan.changed && splits_links(j) &&
+	    (!j->o->dry_run || j->from_walk || j->listed))
+		return not_done(j);
 	if (!j->o->dry_run && (j->plan.changed || j->o->output != NULL) &&
 	    (c = write_result(j)) != STEP_OK)
 		return c;
@@ -657,8 +783,15 @@ do_check(struct job *j)
 	}
 	n = readiness_findings(&j->layout, &j->plan, f, MAX_FINDINGS);
 	j->class = readiness_verdict(&j->plan);
+	/* What the rewrite of the same run would leave: not done. */
+	if (j->class == FILE_NEEDS_REWRITE && j->st.st_nlink > 1 &&
+	    !links_complete(j))
+		j->class = FILE_NOT_DONE;
 	report_check(j->out, j->o, j->name, &j->layout, &j->plan, f,
 	    n < MAX_FINDINGS ? n : MAX_FINDINGS, n, j->class);
+	if (j->class == FILE_NOT_DONE)
+		report_check_not_done(j->out, j->o, j->name,
+		    (uintmax_t)j->st.st_nlink, j->links ? j->links->found : 1);
 	return STEP_OK;
 }
 
@@ -712,8 +845,18 @@ enum file_class
 process_file(const char *name, const struct options *o, FILE *out, FILE *err,
     const struct walk_ref *walk)
 {
-	struct job j = { .name = name, .o = o, .out = out, .err = err,
-		.walk = walk, .from_walk = walk != NULL, .dfd = -1, .fd = -1,
+	const struct file_ref r = { .name = name, .walk = walk };
+
+	return process_file_ref(&r, o, out, err);
+}
+
+enum file_class
+process_file_ref(const struct file_ref *r, const struct options *o, FILE *out,
+    FILE *err)
+{
+	struct job j = { .name = r->name, .o = o, .out = out, .err = err,
+		.walk = r->walk, .from_walk = r->walk != NULL,
+		.listed = r->listed, .links = r->links, .dfd = -1, .fd = -1,
 		.new_fd = -1, .class = FILE_DONE };
 	bool in_place = o->mode == MODE_REWRITE && !o->dry_run &&
 	    o->output == NULL;

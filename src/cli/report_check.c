@@ -206,6 +206,20 @@ report_check(FILE *f, const struct options *o, const char *name,
 	json_end(&j);
 }
 
+/*
+ * --check, a file the rewrite of this run would leave (FILE_NOT_DONE): a
+ * name of it is not in the run.  JSON says it in the file's "status".
+ */
+void
+report_check_not_done(FILE *f, const struct options *o, const char *name,
+    uintmax_t links, size_t found)
+{
+	if (o->format == FORMAT_TEXT)
+		fprintf(f, "%s: not done by a rewrite of this run: it has %ju "
+		    "hard links, %zu of them in the run (give every name, or "
+		    "--break-hardlinks)\n", name, links, found);
+}
+
 /* --check --compat: one verdict, its root cause; every finding with -v. */
 void
 report_compat(FILE *f, const struct options *o, const char *name,

@@ -34,17 +34,43 @@ struct root {
 	ino_t ino;
 };
 
+/*
+ * A name, as a hard-link group counts names: its directory and its last
+ * component (the same name given twice, or walked and named, is one).
+ */
+struct name_key {
+	dev_t dev;
+	ino_t ino;
+	char *base;
+};
+
+#define NO_GROUP SIZE_MAX
+
 struct item {
 	char *path;
 	bool from_walk;
+	bool listed;		/* from a -f list */
 	size_t root;		/* walked: its root, and where in path the */
 	size_t rel;		/* name below it begins */
+	struct walk_ref ref;	/* walked: where, for process_file */
+	struct stat st;		/* as the walk (or stat) found it */
+	bool have_st;
+	struct name_key key;	/* several links: which name of the file */
+	size_t group;		/* its file's hard-link group, or NO_GROUP */
+	size_t first;		/* a name the first one rewrites: that one's
+				   index, or NO_GROUP */
 	bool done;
 	enum file_class cls;
 	char *out;
 	size_t outlen;
 	char *err;
 	size_t errlen;
+};
+
+/* The names of one file of several links that the run found. */
+struct group {
+	struct link_group g;
+	struct link_name *names;	/* g.others points into it */
 };
 
 struct work {
@@ -55,6 +81,8 @@ struct work {
 	struct root *roots;
 	size_t nroots;
 	size_t roots_cap;
+	struct group *groups;
+	size_t ngroups;
 	size_t walk_errors;
 	size_t temps_skipped;	/* NAME.elfthp-XXXXXX met in walks */
 	char page_text[32];	/* --compat: "16KiB pages" */
@@ -64,7 +92,8 @@ struct work {
 };
 
 static int
-add_item(struct work *w, char *path, bool from_walk, size_t rel)
+add_item(struct work *w, char *path, bool from_walk, size_t rel,
+    const struct stat *st)
 {
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 64;
@@ -78,7 +107,9 @@ add_item(struct work *w, char *path, bool from_walk, size_t rel)
 		w->cap = cap;
 	}
 	w->items[w->n++] = (struct item){ .path = path,
-		.from_walk = from_walk, .root = w->nroots - 1, .rel = rel };
+		.from_walk = from_walk, .root = w->nroots - 1, .rel = rel,
+		.st = st ? *st : (struct stat){ .st_nlink = 0 },
+		.have_st = st != NULL, .group = NO_GROUP, .first = NO_GROUP };
 	return 0;
 }
 
@@ -204,7 +235,7 @@ walk_entry(struct work *w, int dfd, const char *dir, const char *name,
 		diag(stderr, path, "skipped: a temporary file of elfthp-align");
 		w->temps_skipped++;
 	} else if (S_ISREG(st.st_mode)) {
-		if (add_item(w, path, true, rel_start(w, path)) != 0)
+		if (add_item(w, path, true, rel_start(w, path), &st) != 0)
 			walk_error(w, dir, "out of memory");
 		return;
 	} else if (S_ISDIR(st.st_mode) && (!w->o->one_fs || st.st_dev == dev)) {
@@ -280,8 +311,210 @@ expand_arg(struct work *w, const char *arg)
 		}
 		return walk_dir(w, dfd, arg, st.st_dev);
 	}
-	if ((copy = strdup(arg)) == NULL || add_item(w, copy, false, 0) != 0)
+	if ((copy = strdup(arg)) == NULL ||
+	    add_item(w, copy, false, 0, NULL) != 0)
 		walk_error(w, arg, "out of memory");
+}
+
+/* Where each walked item is below its root, for process_file and for a
+ * hard-link group's first name; set before any worker starts. */
+static void
+walk_refs(struct work *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		struct item *it = &w->items[i];
+		const struct root *r = &w->roots[it->root];
+
+		if (it->from_walk)
+			it->ref = (struct walk_ref){ r->arg, r->dev, r->ino,
+				it->path + it->rel };
+	}
+}
+
+/* --- hard links: the run's names of each file, found before any work --- */
+
+/* Which name of its file an item is: its directory, resolved, and base. */
+static int
+key_of(struct item *it)
+{
+	char *real = realpath(it->path, NULL), *slash;
+	struct stat dir;
+	int rc = -1;
+
+	if (real == NULL || (slash = strrchr(real, '/')) == NULL)
+		goto out;
+	*slash = '\0';
+	if (stat(real[0] != '\0' ? real : "/", &dir) == 0 &&
+	    (it->key.base = strdup(slash + 1)) != NULL) {
+		it->key.dev = dir.st_dev;
+		it->key.ino = dir.st_ino;
+		rc = 0;
+	}
+out:
+	free(real);
+	return rc;
+}
+
+/*
+ * Every item's file as found (the walk's fstatat, or stat for a name
+ * given), and for a file of several links which name it is.  An item
+ * that cannot be looked at is left out of the grouping: its own run
+ * reports why.
+ */
+static void
+identify(struct work *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		struct item *it = &w->items[i];
+
+		if (!it->have_st)
+			it->have_st = stat(it->path, &it->st) == 0;
+		if (it->have_st && S_ISREG(it->st.st_mode) &&
+		    it->st.st_nlink > 1 && key_of(it) != 0)
+			it->have_st = false;
+	}
+}
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	size_t idx;
+};
+
+static int
+cmp_ids(const void *a, const void *b)
+{
+	const struct file_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static bool
+same_name(const struct name_key *a, const struct name_key *b)
+{
+	return a->dev == b->dev && a->ino == b->ino &&
+	    strcmp(a->base, b->base) == 0;
+}
+
+/* Is items[ids[k]] a name already seen among ids[0..k)? */
+static bool
+seen_before(const struct work *w, const struct file_id *ids, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (same_name(&w->items[ids[i].idx].key,
+		    &w->items[ids[k].idx].key))
+			return true;
+	return false;
+}
+
+/*
+ * A rewrite in place replaces a file of several names through its first
+ * name, once, for all of them: unless --break-hardlinks asks for one name
+ * at a time.  Other modes only read, each name on its own.
+ */
+static bool
+rewrites_together(const struct options *o)
+{
+	return o->mode == MODE_REWRITE && !o->dry_run && o->output == NULL &&
+	    !o->break_hardlinks;
+}
+
+/* One file's k names in the run, ids[0] the first in list order. */
+static void
+make_group(struct work *w, const struct file_id *ids, size_t k,
+    struct group *g)
+{
+	const struct item *first = &w->items[ids[0].idx];
+	bool together = rewrites_together(w->o);
+	size_t i;
+
+	*g = (struct group){ .g.found = 0 };
+	for (i = 0; i < k; i++)
+		g->g.found += !seen_before(w, ids, i);
+	together = together && g->g.found == first->st.st_nlink &&
+	    (g->names = calloc(k, sizeof(*g->names))) != NULL;
+	for (i = 0; i < k; i++) {
+		struct item *it = &w->items[ids[i].idx];
+
+		it->group = (size_t)(g - w->groups);
+		if (!together || i == 0)
+			continue;
+		it->first = ids[0].idx;
+		if (!seen_before(w, ids, i))
+			g->names[g->g.nothers++] = (struct link_name){
+				.name = it->path,
+				.walk = it->from_walk ? &it->ref : NULL };
+	}
+	if (together)
+		g->g.others = g->names;
+}
+
+/*
+ * Group the run's names by file (st_dev, st_ino) before any work starts,
+ * counting each file's distinct names; a file whose every name is here is
+ * then rewritten once, by its first name's worker (make_group).
+ */
+static void
+group_links(struct work *w)
+{
+	struct file_id *ids;
+	size_t i, k, m = 0, start;
+
+	if (w->o->break_hardlinks || w->n == 0)
+		return;
+	identify(w);
+	if ((ids = calloc(w->n, sizeof(*ids))) == NULL)
+		return;
+	for (i = 0; i < w->n; i++)
+		if (w->items[i].have_st && w->items[i].key.base != NULL)
+			ids[m++] = (struct file_id){ w->items[i].st.st_dev,
+				w->items[i].st.st_ino, i };
+	qsort(ids, m, sizeof(*ids), cmp_ids);
+	if (m > 0 && (w->groups = calloc(m, sizeof(*w->groups))) != NULL)
+		for (start = 0; start < m; start = k) {
+			for (k = start + 1; k < m && ids[k].dev ==
+			    ids[start].dev && ids[k].ino == ids[start].ino; k++)
+				;
+			make_group(w, ids + start, k - start,
+			    &w->groups[w->ngroups++]);
+		}
+	free(ids);
+}
+
+/*
+ * A name the first name rewrote: once that one is done, it ended as its
+ * file did.  A first name that failed leaves this one not done; one that
+ * is not a program leaves it quietly, as it would have been.
+ */
+static void
+follow_first(struct work *w, struct item *it, FILE *out)
+{
+	const struct item *first = &w->items[it->first];
+	const struct group *g = &w->groups[it->group];
+	enum file_class c;
+
+	pthread_mutex_lock(&w->mu);
+	while (!first->done)
+		pthread_cond_wait(&w->cv, &w->mu);
+	c = first->cls;
+	pthread_mutex_unlock(&w->mu);
+	if (c == FILE_NOT_ELF || c == FILE_NOT_APPLICABLE) {
+		it->cls = c;
+		return;
+	}
+	it->cls = c == FILE_ERROR || c == FILE_NOT_DONE ? FILE_NOT_DONE :
+	    FILE_LINKED;
+	report_linked(out, w->o, it->path, first->path, g->g.found, it->cls);
 }
 
 static void
@@ -298,14 +531,15 @@ run_item(struct work *w, struct item *it)
 			fclose(err);
 		return;
 	}
-	if (it->from_walk) {
-		const struct root *r = &w->roots[it->root];
-		struct walk_ref ref = { r->arg, r->dev, r->ino,
-			it->path + it->rel };
-
-		it->cls = process_file(it->path, w->o, out, err, &ref);
+	if (it->first != NO_GROUP) {
+		follow_first(w, it, out);
 	} else {
-		it->cls = process_file(it->path, w->o, out, err, NULL);
+		struct file_ref r = { .name = it->path, .listed = it->listed,
+			.walk = it->from_walk ? &it->ref : NULL,
+			.links = it->group != NO_GROUP ?
+			    &w->groups[it->group].g : NULL };
+
+		it->cls = process_file_ref(&r, w->o, out, err);
 	}
 	fclose(out);
 	fclose(err);
@@ -382,8 +616,9 @@ emit(struct item *it, struct progress *p)
 		fwrite(it->err, 1, it->errlen, stderr);
 	free(it->out);
 	free(it->err);
-	free(it->path);
-	it->out = it->err = it->path = NULL;
+	it->out = it->err = NULL;
+	/* The path stays until the end: a later name of the same file
+	 * names this one as its first (follow_first). */
 }
 
 struct tally {
@@ -459,8 +694,8 @@ summary_json(const struct work *w, const struct tally *t)
 {
 	/* The same keys every time, for the mode. */
 	static const enum file_class check[] = { FILE_READY,
-		FILE_NEEDS_REWRITE, FILE_NEEDS_RELINK, FILE_NOT_APPLICABLE,
-		FILE_NOT_ELF };
+		FILE_NEEDS_REWRITE, FILE_NEEDS_RELINK, FILE_NOT_DONE,
+		FILE_NOT_APPLICABLE, FILE_NOT_ELF };
 	static const enum file_class compat[] = { FILE_COMPATIBLE,
 		FILE_FIXABLE, FILE_NEEDS_RELINK, FILE_NOT_APPLICABLE,
 		FILE_NOT_ELF };
@@ -469,7 +704,7 @@ summary_json(const struct work *w, const struct tally *t)
 		FILE_NOT_ELF };
 	const enum file_class *classes = w->o->compat ? compat :
 	    w->o->mode == MODE_WARM ? warm : check;
-	size_t k, nclasses = classes == warm ? 6 : 5;
+	size_t k, nclasses = classes == compat ? 5 : 6;
 	struct json j;
 	char key[32];
 
@@ -484,6 +719,17 @@ summary_json(const struct work *w, const struct tally *t)
 	json_end(&j);
 }
 
+/* "N not done (...), ", said only where a file was (the line stays the
+ * same for every run without one). */
+static const char *
+not_done_text(char *buf, size_t len, size_t n)
+{
+	if (n == 0)
+		return "";
+	snprintf(buf, len, "%zu not done (hard links outside the run), ", n);
+	return buf;
+}
+
 /*
  * The closing counts of --check, --compat and --warm (with several files):
  * a JSON object, or a text line the mode words; -q leaves it out.
@@ -495,6 +741,7 @@ summarise(const struct work *w, const struct tally *t)
 	size_t total = files_in(t), errors = c[FILE_ERROR] + w->walk_errors;
 	size_t na = c[FILE_NOT_APPLICABLE] + c[FILE_NOT_ELF];
 	const char *s = total == 1 ? "" : "s", *es = errors == 1 ? "" : "s";
+	char nd[64];
 
 	if (w->o->format == FORMAT_JSON)
 		return summary_json(w, t);
@@ -514,16 +761,18 @@ summarise(const struct work *w, const struct tally *t)
 		    errors, es);
 	else
 		printf("checked %zu file%s: %zu ready, %zu need rewriting, %zu "
-		    "need relinking, %zu not applicable (%zu not ELF), %zu "
+		    "need relinking, %s%zu not applicable (%zu not ELF), %zu "
 		    "error%s\n", total, s, c[FILE_READY], c[FILE_NEEDS_REWRITE],
-		    c[FILE_NEEDS_RELINK], na, c[FILE_NOT_ELF], errors, es);
+		    c[FILE_NEEDS_RELINK], not_done_text(nd, sizeof(nd),
+		    c[FILE_NOT_DONE]), na, c[FILE_NOT_ELF], errors, es);
 	temps_note(stdout, w);
 }
 
 /*
  * 2: a file failed; --compat: 3 if one needs a relink, else 1 if one is
- * fixable; --check: 1 if one needs rewriting or relinking; --warm: 1 if a
- * window is not huge.
+ * fixable; --check: 1 if one needs rewriting or relinking, or would not
+ * be done (a hard link outside the run); --warm: 1 if a window is not
+ * huge.  A rewrite that left a file not done is not an error.
  */
 static int
 exit_status(const struct work *w, const struct tally *t)
@@ -536,11 +785,30 @@ exit_status(const struct work *w, const struct tally *t)
 	if (t->by_class[FILE_NEEDS_REWRITE] + t->by_class[FILE_NEEDS_RELINK] +
 	    t->by_class[FILE_NOT_HUGE] > 0)
 		return 1;
+	/* --check: a file this run's rewrite would leave is not ready. */
+	if (w->o->mode == MODE_CHECK && t->by_class[FILE_NOT_DONE] > 0)
+		return 1;
 	return 0;
 }
 
+static void
+work_free(struct work *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		free(w->items[i].path);
+		free(w->items[i].key.base);
+	}
+	for (i = 0; i < w->ngroups; i++)
+		free(w->groups[i].names);
+	free(w->groups);
+	free(w->items);
+	free(w->roots);
+}
+
 int
-run_all(char **args, size_t nargs, const struct options *o)
+run_all(char **args, size_t nargs, size_t nnamed, const struct options *o)
 {
 	struct work w = { .o = o, .mu = PTHREAD_MUTEX_INITIALIZER,
 		.cv = PTHREAD_COND_INITIALIZER };
@@ -553,8 +821,15 @@ run_all(char **args, size_t nargs, const struct options *o)
 
 	format_size(size, sizeof(size), o->page_size);
 	snprintf(w.page_text, sizeof(w.page_text), "%s pages", size);
-	for (i = 0; i < nargs; i++)
+	for (i = 0; i < nargs; i++) {
+		size_t before = w.n;
+
 		expand_arg(&w, args[i]);
+		while (i >= nnamed && before < w.n)
+			w.items[before++].listed = true;
+	}
+	walk_refs(&w);
+	group_links(&w);
 	nthreads = worker_count(o, w.n);
 	for (k = 0; k < nthreads; k++)
 		if (pthread_create(&threads[k], NULL, worker, &w) == 0)
@@ -567,7 +842,6 @@ run_all(char **args, size_t nargs, const struct options *o)
 	if (o->mode == MODE_CHECK || (o->mode == MODE_WARM && w.n > 1))
 		summarise(&w, &t);
 	rc = exit_status(&w, &t);
-	free(w.items);
-	free(w.roots);
+	work_free(&w);
 	return rc;
 }

@@ -5,9 +5,9 @@
  * headers, checked once for every file in every mode, before any mode's
  * own work.  The reader (elf_read.c) has already bounded the tables and
  * their entry sizes; here every segment and section must lie inside the
- * file, fit its class's address space, and load on the smallest page
- * (offset and address congruent modulo 4 KiB), and PT_LOADs must not
- * share file bytes.  The planner, the findings, --compat, --report and
+ * file, fit its class's address space, and PT_LOADs must not share file
+ * bytes; last, each must load on the smallest page (offset and address
+ * congruent modulo 4 KiB).  The planner, the findings, --compat, --report and
  * --warm then assume a valid layout; a refusal here reads the same and
  * exits 2 in all of them.  Pure.
  */
@@ -36,8 +36,29 @@ check_one_load(const struct elf_layout *L, const struct seg_desc *s, size_t i,
 		return plan_fail(e, PLAN_OVERFLOW, i, 0, s->vaddr);
 	if (s->align > 1 && !is_pow2(s->align))
 		return plan_fail(e, PLAN_BAD_ALIGN, i, 0, s->align);
-	if (!congruent(s->offset, s->vaddr, LAYOUT_MIN_PAGE))
-		return plan_fail(e, PLAN_NOT_CONGRUENT, i, 0, LAYOUT_MIN_PAGE);
+	return 0;
+}
+
+/*
+ * Last, after every check of the file's shape: a PT_LOAD not congruent
+ * even modulo the smallest page is a file Linux never maps as a program
+ * (firmware for another machine, a linker's test data).  Checked last so
+ * that this one code means "well formed, but not loadable": a walk skips
+ * such a file (cli/process.c), while a malformed one is still an error.
+ */
+static int
+check_loadable(const struct elf_layout *L, struct plan_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsegs; i++) {
+		const struct seg_desc *s = &L->segs[i];
+
+		if (s->type == PT_LOAD &&
+		    !congruent(s->offset, s->vaddr, LAYOUT_MIN_PAGE))
+			return plan_fail(e, PLAN_NOT_CONGRUENT, i, 0,
+			    LAYOUT_MIN_PAGE);
+	}
 	return 0;
 }
 
@@ -168,7 +189,8 @@ layout_validate(const struct elf_layout *L, struct plan_error *e)
 {
 	*e = (struct plan_error){ .code = PLAN_OK };
 	if (check_segments(L, e) != 0 || check_sections(L, e) != 0 ||
-	    check_shdr_table(L, e) != 0 || check_no_overlap(L, e) != 0)
+	    check_shdr_table(L, e) != 0 || check_no_overlap(L, e) != 0 ||
+	    check_loadable(L, e) != 0)
 		return -1;
 	return 0;
 }

@@ -58,19 +58,62 @@ unlink_ours(const struct atomic_file *a)
 		unlinkat(a->dfd, a->tmp_name, 0);
 }
 
+/* A hard-link group's temporary names (atomic_links.c), likewise. */
+static struct atomic_links *volatile pending_links[ATOMIC_MAX_OPEN];
+
+/* Each name linked so far that is still the new file.  Async-signal-safe. */
 static void
-on_signal(int sig)
+unlink_links(const struct atomic_links *l)
+{
+	size_t i, n = __atomic_load_n(&l->n, __ATOMIC_SEQ_CST);
+	struct stat st;
+
+	for (i = 0; i < n; i++)
+		if (fstatat(l->v[i].dfd, l->v[i].tmp_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == l->new_dev &&
+		    st.st_ino == l->new_ino)
+			unlinkat(l->v[i].dfd, l->v[i].tmp_name, 0);
+}
+
+/*
+ * Threads inside a rename phase (atomic_hold_signals), and the last
+ * ending signal that came meanwhile: a group of hard links is renamed
+ * name after name, and a process that died between two names would leave
+ * them split between two files.  The signal is blocked in the renaming
+ * thread, but the kernel may hand it to any other (the main thread waits
+ * for output): there the handler only notes it, and the rename phase,
+ * once every name is in place, ends the process with it.
+ */
+static int renaming;
+static int deferred_sig;
+
+static void
+die_of(int sig)
 {
 	size_t i;
 
 	for (i = 0; i < ATOMIC_MAX_OPEN; i++) {
 		const struct atomic_file *a = pending[i];
+		const struct atomic_links *l = pending_links[i];
 
 		if (a != NULL)
 			unlink_ours(a);
+		if (l != NULL)
+			unlink_links(l);
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void
+on_signal(int sig)
+{
+	/* Stored before renaming is read, and released the other way round
+	 * (atomic_release_signals): one of the two sees the other. */
+	__atomic_store_n(&deferred_sig, sig, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&renaming, __ATOMIC_SEQ_CST) > 0)
+		return;
+	die_of(sig);
 }
 
 /* A full table is an error: a temp file a signal cannot remove is a leak. */
@@ -98,6 +141,34 @@ pending_remove(struct atomic_file *a)
 		struct atomic_file *expected = a;
 
 		__atomic_compare_exchange_n(&pending[i], &expected, NULL,
+		    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	}
+}
+
+int
+atomic_links_publish(struct atomic_links *l)
+{
+	size_t i;
+
+	for (i = 0; i < ATOMIC_MAX_OPEN; i++) {
+		struct atomic_links *expected = NULL;
+
+		if (__atomic_compare_exchange_n(&pending_links[i], &expected, l,
+		    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return 0;
+	}
+	return -1;
+}
+
+void
+atomic_links_unpublish(struct atomic_links *l)
+{
+	size_t i;
+
+	for (i = 0; i < ATOMIC_MAX_OPEN; i++) {
+		struct atomic_links *expected = l;
+
+		__atomic_compare_exchange_n(&pending_links[i], &expected, NULL,
 		    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	}
 }
@@ -155,6 +226,43 @@ guard_signals(void)
 	installed = true;
 }
 
+/*
+ * A rename phase: until atomic_release_signals, an ending signal waits.
+ * Blocked in this thread; noted by the handler in any other (see
+ * renaming).  The faults stay deliverable: blocked, they would kill the
+ * process without a handler.
+ */
+void
+atomic_hold_signals(struct signal_hold *h)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+		SIGTRAP, SIGSYS, SIGABRT };
+	sigset_t set;
+	size_t i;
+
+	sigfillset(&set);
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&set, faults[i]);
+	__atomic_add_fetch(&renaming, 1, __ATOMIC_SEQ_CST);
+	pthread_sigmask(SIG_BLOCK, &set, &h->old);
+	h->on = true;
+}
+
+/* The phase is over: a signal that came meanwhile ends the process now. */
+void
+atomic_release_signals(struct signal_hold *h)
+{
+	int sig;
+
+	if (!h->on)
+		return;
+	h->on = false;
+	pthread_sigmask(SIG_SETMASK, &h->old, NULL);
+	if (__atomic_sub_fetch(&renaming, 1, __ATOMIC_SEQ_CST) == 0 &&
+	    (sig = __atomic_load_n(&deferred_sig, __ATOMIC_SEQ_CST)) != 0)
+		die_of(sig);
+}
+
 /* "NAME.elfthp-XXXXXX", or ".elfthp-XXXXXX" where that name is too long. */
 static char *
 tmp_template(const char *final_name)
@@ -199,6 +307,23 @@ is_temp_name(const char *name)
 	return temp_suffix_at(name) != NULL;
 }
 
+/* Six random letters or digits at the end of name (mkostemp's XXXXXX). */
+static int
+fill_suffix(char *name)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	char *x = name + strlen(name) - 6;
+	unsigned char r[6];
+	int i;
+
+	if (getrandom(r, sizeof(r), 0) != sizeof(r))
+		return -1;
+	for (i = 0; i < 6; i++)
+		x[i] = set[r[i] % (sizeof(set) - 1)];
+	return 0;
+}
+
 /*
  * mkostemp, in a directory descriptor: O_EXCL | O_NOFOLLOW, so that the
  * name is a new file of ours, never something another user put there.
@@ -206,17 +331,11 @@ is_temp_name(const char *name)
 static int
 create_temp(int dfd, char *name)
 {
-	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	char *x = name + strlen(name) - 6;
-	unsigned char r[6];
-	int tries, fd, i;
+	int tries, fd;
 
 	for (tries = 0; tries < 100; tries++) {
-		if (getrandom(r, sizeof(r), 0) != sizeof(r))
+		if (fill_suffix(name) != 0)
 			return -1;
-		for (i = 0; i < 6; i++)
-			x[i] = set[r[i] % (sizeof(set) - 1)];
 		fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
@@ -224,6 +343,34 @@ create_temp(int dfd, char *name)
 	}
 	errno = EEXIST;
 	return -1;
+}
+
+/*
+ * a's temporary file under one more new name (template: NAME.elfthp-XXXXXX)
+ * in dfd: linkat from a's directory, never through a path, and like
+ * O_EXCL it never replaces a name that exists.  0, or -1 with errno.
+ */
+int
+atomic_link_temp(const struct atomic_file *a, int dfd, char *name)
+{
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (fill_suffix(name) != 0)
+			return -1;
+		if (linkat(a->dfd, a->tmp_name, dfd, name, 0) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+char *
+atomic_temp_name(const char *final_name)
+{
+	return tmp_template(final_name);
 }
 
 /* Directories already swept in this run, so that -r sweeps each once. */
@@ -316,19 +463,20 @@ dir_len(const char *shown)
 	return slash == NULL ? 0 : slash == shown ? 1 : (int)(slash - shown);
 }
 
-/* Remove the stale temporary files in a->dfd, once per directory a run. */
-static void
-sweep_stale(const struct atomic_file *a)
+/* Remove the stale temporary files in dfd, once per directory a run;
+ * shown names a file there, notes gets a line per file removed. */
+void
+atomic_sweep(int dfd, const char *shown, FILE *notes)
 {
 	struct stat dir;
 	struct dirent *e;
 	DIR *d;
 	int fd;
 
-	if (fstat(a->dfd, &dir) != 0 || !first_sweep(&dir))
+	if (fstat(dfd, &dir) != 0 || !first_sweep(&dir))
 		return;
 	/* A descriptor of its own: readdir moves its offset. */
-	if ((fd = openat(a->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return;
 	if ((d = fdopendir(fd)) == NULL) {
 		close(fd);
@@ -336,11 +484,11 @@ sweep_stale(const struct atomic_file *a)
 	}
 	while ((e = readdir(d)) != NULL)
 		if (stale_temp(dirfd(d), e->d_name, &dir) &&
-		    unlinkat(dirfd(d), e->d_name, 0) == 0 && a->notes)
-			diag(a->notes, NULL, "%.*s%s%s: removed a stale "
+		    unlinkat(dirfd(d), e->d_name, 0) == 0 && notes)
+			diag(notes, NULL, "%.*s%s%s: removed a stale "
 			    "temporary file (no process was writing it)",
-			    dir_len(a->shown), a->shown,
-			    dir_len(a->shown) ? "/" : "", e->d_name);
+			    dir_len(shown), shown, dir_len(shown) ? "/" : "",
+			    e->d_name);
 	closedir(d);
 }
 
@@ -399,7 +547,7 @@ atomic_open(struct atomic_file *a, int dfd, const char *final_name,
 		return error_text(err, n, "out of memory");
 	}
 	guard_signals();
-	sweep_stale(a);
+	atomic_sweep(a->dfd, a->shown, a->notes);
 	/* No signal between creating the file and publishing it. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -617,8 +765,8 @@ atomic_sync(struct atomic_file *a, bool durable, char *err, size_t n)
 
 
 /* The rename on disk too; a directory we may not read cannot be synced. */
-static void
-sync_dir(int dfd)
+void
+atomic_dir_sync(int dfd)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -686,7 +834,7 @@ atomic_rename(struct atomic_file *a, char *err, size_t n)
 	}
 	pending_remove(a);
 	if (a->durable)
-		sync_dir(a->dfd);
+		atomic_dir_sync(a->dfd);
 	atomic_clear(a);
 	return 0;
 }

@@ -149,6 +149,25 @@ test_not_congruent(void **state)
 	refused(f, PLAN_NOT_CONGRUENT, "congruent");
 }
 
+/*
+ * Congruence is the door's last rule: a file that breaks it and another
+ * rule is refused for the other (malformed), so that PLAN_NOT_CONGRUENT
+ * alone means "well formed, but Linux never loads it" (a walk skips it).
+ */
+static void
+test_not_congruent_is_last(void **state)
+{
+	struct fixture *f = base(state);
+
+	f->segs[0].vaddr += 1;				/* incongruent, first */
+	refused(f, PLAN_NOT_CONGRUENT, "congruent");
+	f->segs[1].filesz = f->segs[1].memsz = SIZE;	/* and past EOF */
+	refused(f, PLAN_PAST_EOF, "end of file");
+	f->segs[1].filesz = f->segs[1].memsz = K(4);
+	f->segs[0].filesz = f->segs[0].memsz = K(16) + 1;	/* and overlapping */
+	refused(f, PLAN_OVERLAP, "overlap");
+}
+
 static void
 test_no_load(void **state)
 {
@@ -254,6 +273,7 @@ main(void)
 		T(test_address_overflow_32),
 		T(test_bad_align),
 		T(test_not_congruent),
+		T(test_not_congruent_is_last),
 		T(test_no_load),
 		T(test_overlapping_loads),
 		T(test_section_past_eof),
