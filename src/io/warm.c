@@ -722,6 +722,9 @@ out:
 		return -1;
 	if (rc != 0)
 		error_text(err, n, "could not look: %s: %s (no verdict on huge "
-		    "pages)", c.fail_what, strerror(c.fail));
+		    "pages)%s", c.fail_what, strerror(c.fail),
+		    c.fail == EPERM && strcmp(c.fail_what, "cachestat") == 0 ?
+		    ": the kernel shows a file's page cache only to a user who "
+		    "may write it; run as its owner or as root" : "");
 	return rc;
 }

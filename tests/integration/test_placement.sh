@@ -102,6 +102,18 @@ else
     [ $rc -eq 2 ] && skip "xfs" "$WHY" || fail "xfs image" "$WHY"
 fi
 
+# A user who may not write the file cannot see its page cache (cachestat
+# and mincore answer only for writers): --report says which part needs
+# privilege, never a verdict it could not measure.
+if command -v setpriv >/dev/null; then
+    pub=$(mktemp -d /tmp/elfthp-pub.XXXXXX) && chmod 755 "$pub" &&
+        cp "$E/lower/$(basename "$LIB")" "$pub/" && chmod 644 "$pub/$(basename "$LIB")"
+    out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$TOOL" --report "$pub/$(basename "$LIB")" 2>&1); rc=$?
+    rm -rf "$pub"
+    assert "nobody: --report of root's file exits 2" rc_is "$rc" 2
+    assert "nobody: it says the page cache needs write permission or root" says "$out" "only to a user who may write it"
+fi
+
 # The negative control: the same files through an overlay.
 O=$WORK/ovl
 mkdir -p "$E/upper" "$E/work" "$O"
