@@ -42,8 +42,9 @@ def read(path, default=""):
 def classify(msg):
     if re.search(r"hard link", msg):
         return "hardlinks"
-    if re.search(r"machine|architecture|not an executable or a shared|no PT_LOAD|"
-                 r"not loadable|e_machine|ELF class|byte order|ABI", msg):
+    # qemu's firmware for other machines: PT_LOADs Linux would refuse.
+    if re.search(r"not congruent modulo the page size|machine|architecture|"
+                 r"not loadable|e_machine", msg):
         return "foreign"
     return "other"
 

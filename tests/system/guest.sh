@@ -104,7 +104,7 @@ perl -e 'sleep 300' &
 (sleep 300 | fzf --filter x > /dev/null) &
 for _ in $(seq 60); do
     pgrep -x cc1 > /dev/null && pgrep -x fzf > /dev/null &&
-        grep -q libLLVM /proc/$(pgrep -f 'ctypes, glob' | head -1)/maps 2>/dev/null && break
+        grep -q libLLVM "/proc/$(pgrep -f "ctypes, glob" | head -1)/maps" 2>/dev/null && break
     sleep 1
 done
 elfthp-align --pid all -v > $W/pid.txt 2>&1; say pid_rc $?

@@ -130,6 +130,13 @@ host_stage() {
     [ -n "$cmd" ] || die "no ExecStart in the installed unit"
     echo "$cmd" > "$SYS/host/execstart"
     log "the unit's command, on the root's /usr (chroot $r): $cmd"
+    # The tool reads /proc (mountinfo, its own descriptors) and /sys (THP).
+    # The root is bind-mounted on itself: in a chroot whose root is no
+    # mount point, /proc/self/mountinfo lists no mount holding /usr, and
+    # the page-cache step cannot tell the file system (EIO).
+    trap 'umount "$SYS/tool/proc" "$SYS/tool/sys" "$SYS/tool" 2>/dev/null' EXIT
+    mount --bind "$r" "$r" && mount -t proc proc "$r/proc" &&
+        mount -t sysfs sysfs "$r/sys" || die "cannot mount $r, its /proc and /sys"
     # What is there to do, before (--check: writes nothing).
     # shellcheck disable=SC2086
     run_cmd check-before ${cmd/ -q / --check }
@@ -139,6 +146,8 @@ host_stage() {
     run_cmd second $cmd
     # shellcheck disable=SC2086
     run_cmd check-after ${cmd/ -q / --check -q }
+    umount "$r/proc" "$r/sys" "$r" || die "cannot unmount $r/proc, $r/sys and $r"
+    trap - EXIT
     chroot "$r" systemctl enable elfthp-align.service elfthp-align.timer > /dev/null 2>&1 ||
         die "cannot enable the unit and timer in $r"
     (cd "$r" && find usr -xdev -type f -links +1 -printf '%i %n %p\n' | sort -n) > "$SYS/host/hardlinks"
@@ -153,7 +162,7 @@ make_image() {
     rm -rf "$g" && mkdir -p "$g/mnt"
     mb=$(du -sm "$r" | cut -f1)
     truncate -s $(( mb + 1536 ))M "$g/disk.img"
-    mkfs.xfs -q -L "elfthp-$1" "$g/disk.img" || die "mkfs.xfs failed"
+    mkfs.xfs -q -L "sys-$1" "$g/disk.img" || die "mkfs.xfs failed"
     mount -o loop "$g/disk.img" "$g/mnt" || die "cannot loop-mount $g/disk.img"
     cp -a "$r/." "$g/mnt/"; local rc=$?
     umount "$g/mnt" || die "cannot unmount $g/mnt"
