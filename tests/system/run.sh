@@ -118,13 +118,10 @@ run_cmd() {
 }
 
 host_stage() {
-    local r=$SYS/tool cmd cc1
+    local r=$SYS/tool cmd up
     prepare_root tool
     prepare_root control
     mkdir -p "$SYS/host" && rm -f "$SYS/host"/*
-    # The pristine cc1, for the guest's upgrade check.
-    cc1=$(cd "$r" && ls usr/lib/gcc/x86_64-linux-gnu/*/cc1 | head -1)
-    cp "$r/$cc1" "$r/var/lib/elfthp-system/cc1.orig"
     # The unit's own command, as installed: no other spelling of it.
     cmd=$(sed -n 's/^ExecStart=//p' "$r/lib/systemd/system/elfthp-align.service")
     [ -n "$cmd" ] || die "no ExecStart in the installed unit"
@@ -148,6 +145,13 @@ host_stage() {
     run_cmd check-after ${cmd/ -q / --check -q }
     umount "$r/proc" "$r/sys" "$r" || die "cannot unmount $r/proc, $r/sys and $r"
     trap - EXIT
+    # For the guest's upgrade check: the smallest shared object the converge
+    # rewrote, and its bytes as shipped (from base).
+    up=$(grep '\.so' "$SYS/host/first.changed" | sort -n | head -1 | cut -d' ' -f2)
+    if [ -n "$up" ]; then
+        cp "$SYS/base/$up" "$r/var/lib/elfthp-system/upgrade.orig"
+        echo "/$up" > "$r/var/lib/elfthp-system/upgrade.path"
+    fi
     chroot "$r" systemctl enable elfthp-align.service elfthp-align.timer > /dev/null 2>&1 ||
         die "cannot enable the unit and timer in $r"
     (cd "$r" && find usr -xdev -type f -links +1 -printf '%i %n %p\n' | sort -n) > "$SYS/host/hardlinks"
