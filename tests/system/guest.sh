@@ -82,6 +82,12 @@ work fzf "beta" sh -c 'printf "alpha\nbeta\n" | fzf --filter bet'
 cmd=$(sed -n 's/^ExecStart=//p' /lib/systemd/system/$u)
 say execstart "$cmd"
 if [ "$ROLE" = tool ]; then
+    # What the boot run left for a next run to do, window by window.
+    # shellcheck disable=SC2086
+    ${cmd/ -q / --warm -n } > $W/warmplan 2>&1; say warm_plan_rc $?
+    grep -v -e 'hard links' -e 'congruent modulo the page size' $W/warmplan |
+        grep -v ': huge$' | head -80 > $W/warmplan.short
+    record warmplan $W/warmplan.short
     touch $W/stamp; sleep 1
     # shellcheck disable=SC2086
     python3 $D/measure.py $cmd > $W/second.json 2> $W/second.err

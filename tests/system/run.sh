@@ -27,7 +27,9 @@
 #      consoles, writes build/system/results.txt, and exits non-zero on any
 #      failed check.
 #
-# SYSTEM_TIMEOUT (default 2400) bounds each boot, in seconds.  Stages:
+# SYSTEM_TIMEOUT (default 2400) bounds each boot, in seconds; SYSTEM_TOOL
+# installs another program as the tool (SYSTEM_TOOL=/bin/true: the checks
+# must fail).  Stages:
 # run.sh [base|host|boot|check|all] (default all).  Needs root (chroot,
 # loop mount of the XFS image); never touches the host's /usr.
 set -u
@@ -92,6 +94,9 @@ prepare_root() {
         UNITDIR=/lib/systemd/system > "$SYS/$1-install.log" 2>&1 ||
         die "make install DESTDIR=$r failed (log: $SYS/$1-install.log)"
     echo /usr >> "$r/etc/elfthp-align/paths"
+    # SYSTEM_TOOL: another program in the tool's place (/bin/true: the
+    # checks must fail, the evidence that they can).
+    if [ -n "${SYSTEM_TOOL:-}" ]; then cp "$SYSTEM_TOOL" "$r/usr/bin/elfthp-align" || die "SYSTEM_TOOL"; fi
     mkdir -p "$r/var/lib/elfthp-system"
     cp "$HERE/guest.sh" "$HERE/measure.py" "$r/var/lib/elfthp-system/"
     echo "$1" > "$r/var/lib/elfthp-system/role"
