@@ -27,7 +27,7 @@
 #                   (timed, bytes counted, a second run writes nothing), then
 #                   it and an unconverged control boot under qemu TCG to
 #                   multi-user.target and run a workload of real programs
-#                   (tests/system/run.sh; needs root; 3.2 minutes with the
+#                   (tests/system/run.sh; needs root; 2 to 3.2 minutes with the
 #                   root cached, 8 more to build it)
 #   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
 #   make fuzz       libFuzzer, both harnesses, FUZZ_SECONDS each (default 60)
