@@ -65,9 +65,12 @@ def run_record(name):
         rec = json.loads(j)
     except ValueError:
         rec = {"rc": -1}
-    changed = [l.split(" ", 1) for l in read(os.path.join(HOST, name + ".changed")).splitlines()]
+    changed = [f for f in (l.split(" ", 2) for l in
+               read(os.path.join(HOST, name + ".changed")).splitlines()) if len(f) == 3]
     rec["changed"] = len(changed)
-    rec["changed_bytes"] = sum(int(s) for s, _ in changed)
+    inodes = {i: int(size) for i, size, _ in changed}
+    rec["changed_files"] = len(inodes)
+    rec["changed_bytes"] = sum(inodes.values())
     rec["refused"] = refusals(read(os.path.join(HOST, name + ".err")))
     return rec
 
@@ -86,6 +89,16 @@ def rc_verdict(name, rec, ok_codes):
         note(f"[{cls}] {path}: {msg}")
 
 
+def link_groups(path):
+    """The sets of names that share an inode, from find -printf '%i %n %p'."""
+    by = {}
+    for line in read(path).splitlines():
+        f = line.split(" ", 2)
+        if len(f) == 3:
+            by.setdefault(f[0], set()).add(f[2])
+    return sorted(tuple(sorted(g)) for g in by.values())
+
+
 def host_checks():
     cmd = read(os.path.join(HOST, "execstart")).strip()
     lines.append(f"# the unit's command: {cmd}")
@@ -101,13 +114,19 @@ def host_checks():
     rc_verdict("host: --check before the converge exits 1", before, (1,))
     rc_verdict("host: first converge (the unit's command, chroot, the root's /usr)", first, (0, 1))
     verdict(first["changed"] > 0, "host: the first converge rewrote files",
-            f"{first['changed']} files, {first['changed_bytes']} bytes, "
+            f"{first['changed']} names, {first['changed_files']} files of "
+            f"{first['changed_bytes']} bytes, "
             f"{first.get('written_bytes', '?')} bytes written, {first.get('wall_s', '?')} s")
     rc_verdict("host: second run of the unit's command", second, (0, 1))
     verdict(second["changed"] == 0 and second.get("written_bytes") == 0,
             "host: the second run writes nothing",
             f"{second['changed']} files changed, {second.get('written_bytes')} bytes written")
     rc_verdict("host: --check after the converge (every file aligned)", after, (0,))
+    groups = {n: link_groups(os.path.join(HOST, n)) for n in ("hardlinks-before", "hardlinks")}
+    verdict(groups["hardlinks-before"] == groups["hardlinks"] and groups["hardlinks"],
+            "host: hard-linked names are still one file each after the converge",
+            f"{len(groups['hardlinks-before'])} groups before, {len(groups['hardlinks'])} after, "
+            f"{sum(map(len, groups['hardlinks']))} names")
     cw, sw = after.get("wall_s", 0), second.get("wall_s", 1e9)
     verdict(sw <= 2 * cw + 2, "host: the second run costs about what --check costs",
             f"second {sw} s (user {second.get('user_s')} sys {second.get('sys_s')}), "
@@ -215,8 +234,8 @@ def main():
     f, s, c = h["first"], h["second"], h["check"]
     lines.append("# numbers: first converge "
                  f"{f.get('wall_s')} s wall ({f.get('user_s')} user, {f.get('sys_s')} sys), "
-                 f"{f.get('written_bytes')} bytes written, {f['changed']} files replaced "
-                 f"({f['changed_bytes']} bytes); second run {s.get('wall_s')} s, "
+                 f"{f.get('written_bytes')} bytes written, {f['changed_files']} files replaced "
+                 f"({f['changed']} names, {f['changed_bytes']} bytes); second run {s.get('wall_s')} s, "
                  f"{s.get('written_bytes')} bytes written; --check {c.get('wall_s')} s; "
                  f"boots: tool {tool[0]['boot_s']} s, control {ctl[0]['boot_s']} s")
     passed = sum(1 for l in lines if l.startswith("PASS"))

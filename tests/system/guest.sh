@@ -107,10 +107,11 @@ fi
 
 # --- how much of the running system's text is huge --------------------------
 # Long-lived processes of the workload: cc1 reading a pipe, python3 holding
-# mesa's libLLVM, perl, fzf.  Started after the unit ran, as a user's would.
+# mesa's libLLVM and a DRI driver (one file, 13 hard-linked names), perl, fzf.  Started after the unit ran, as a user's would.
 (sleep 300 | gcc -x c -c -o /dev/null - ) &
 python3 -c 'import ctypes, glob, time
-ctypes.CDLL(sorted(glob.glob("/usr/lib/x86_64-linux-gnu/libLLVM-*.so.1"))[-1]); time.sleep(300)' &
+ctypes.CDLL(sorted(glob.glob("/usr/lib/x86_64-linux-gnu/libLLVM-*.so.1"))[-1])
+ctypes.CDLL("/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so"); time.sleep(300)' &
 perl -e 'sleep 300' &
 (sleep 300 | fzf --filter x > /dev/null) &
 for _ in $(seq 60); do

@@ -112,12 +112,13 @@ prepare_root() {
 # run_cmd NAME CMD...: CMD in the tool's root (chroot), measured
 # (measure.py: time, bytes read and written) into $SYS/host/NAME.json, its
 # output in NAME.err; the files it changed (their ctime moved) in
-# NAME.changed, with their sizes.
+# NAME.changed, with their inodes and sizes (a hard-linked file is
+# listed once a name).
 run_cmd() {
     local name=$1 r=$SYS/tool; shift
     touch "$SYS/host/stamp"; sleep 1
     python3 "$HERE/measure.py" chroot "$r" "$@" > "$SYS/host/$name.json" 2> "$SYS/host/$name.err"
-    (cd "$r" && find usr -xdev -cnewer "$SYS/host/stamp" -type f -printf '%s %p\n') \
+    (cd "$r" && find usr -xdev -cnewer "$SYS/host/stamp" -type f -printf '%i %s %p\n') \
         > "$SYS/host/$name.changed"
     log "$name: $(cat "$SYS/host/$name.json"), $(wc -l < "$SYS/host/$name.changed") files changed"
 }
@@ -139,6 +140,9 @@ host_stage() {
     trap 'umount "$SYS/tool/proc" "$SYS/tool/sys" "$SYS/tool" 2>/dev/null' EXIT
     mount --bind "$r" "$r" && mount -t proc proc "$r/proc" &&
         mount -t sysfs sysfs "$r/sys" || die "cannot mount $r, its /proc and /sys"
+    # The hard-link groups, to compare after the converge.
+    (cd "$r" && find usr -xdev -type f -links +1 -printf '%i %n %p\n' | sort -n) \
+        > "$SYS/host/hardlinks-before"
     # What is there to do, before (--check: writes nothing).
     # shellcheck disable=SC2086
     run_cmd check-before ${cmd/ -q / --check }
