@@ -156,7 +156,7 @@ host_stage() {
     trap - EXIT
     # For the guest's upgrade check: the smallest shared object the converge
     # rewrote, and its bytes as shipped (from base).
-    up=$(grep '\.so' "$SYS/host/first.changed" | sort -n | head -1 | cut -d' ' -f2)
+    up=$(grep '\.so' "$SYS/host/first.changed" | sort -n -k2 | head -1 | cut -d' ' -f3)
     if [ -n "$up" ]; then
         cp "$SYS/base/$up" "$r/var/lib/elfthp-system/upgrade.orig"
         echo "/$up" > "$r/var/lib/elfthp-system/upgrade.path"
