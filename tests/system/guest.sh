@@ -84,23 +84,23 @@ say execstart "$cmd"
 if [ "$ROLE" = tool ]; then
     # What the boot run left for a next run to do, window by window.
     # shellcheck disable=SC2086
-    ${cmd/ -q / --warm -n } > $W/warmplan 2>&1; say warm_plan_rc $?
+    timeout 900 ${cmd/ -q / --warm -n } > $W/warmplan 2>&1; say warm_plan_rc $?
     grep -v -e 'hard links' -e 'congruent modulo the page size' $W/warmplan |
         grep -v ': huge$' | head -80 > $W/warmplan.short
     record warmplan $W/warmplan.short
     touch $W/stamp; sleep 1
     # shellcheck disable=SC2086
-    python3 $D/measure.py $cmd > $W/second.json 2> $W/second.err
+    python3 $D/measure.py timeout 900 $cmd > $W/second.json 2> $W/second.err
     say second "$(cat $W/second.json)"
     record second $W/second.err
     say second_changed "$(find /usr -xdev -cnewer $W/stamp \( -type f -o -type l \) | wc -l)"
     # A third: the second in this boot may still warm what the boot run
     # could not make huge; the third shows the steady state.
     # shellcheck disable=SC2086
-    python3 $D/measure.py $cmd > $W/third.json 2> /dev/null
+    python3 $D/measure.py timeout 900 $cmd > $W/third.json 2> /dev/null
     say third "$(cat $W/third.json)"
     # shellcheck disable=SC2086
-    python3 $D/measure.py ${cmd/ -q / --check -q } > $W/check.json 2> $W/check.err
+    python3 $D/measure.py timeout 900 ${cmd/ -q / --check -q } > $W/check.json 2> $W/check.err
     say check "$(cat $W/check.json)"
     record check $W/check.err
 fi
@@ -119,9 +119,9 @@ for _ in $(seq 60); do
         grep -q libLLVM "/proc/$(pgrep -f "ctypes, glob" | head -1)/maps" 2>/dev/null && break
     sleep 1
 done
-elfthp-align --pid all -v > $W/pid.txt 2>&1; say pid_rc $?
+timeout 300 elfthp-align --pid all -v > $W/pid.txt 2>&1; say pid_rc $?
 record pid $W/pid.txt
-elfthp-align --pid all --format json > $W/pid.json 2>/dev/null
+timeout 300 elfthp-align --pid all --format json > $W/pid.json 2>/dev/null
 say pid_json "$(grep '"summary"' $W/pid.json | tail -1)"
 # FilePmdMapped of every process, summed by the file mapped (kB), read
 # here without the tool: the independent figure.

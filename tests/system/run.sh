@@ -27,7 +27,8 @@
 #      consoles, writes build/system/results.txt, and exits non-zero on any
 #      failed check.
 #
-# SYSTEM_TIMEOUT (default 2400) bounds each boot, in seconds; SYSTEM_TOOL
+# Every wait is bounded: mmdebstrap 3600 s, each run of the tool on the
+# host 1800 s; SYSTEM_TIMEOUT (default 2400) bounds each boot, in seconds; SYSTEM_TOOL
 # installs another program as the tool (SYSTEM_TOOL=/bin/true: the checks
 # must fail).  Stages:
 # run.sh [base|host|boot|check|all] (default all).  Needs root (chroot,
@@ -71,7 +72,7 @@ build_base() {
     log "mmdebstrap bookworm minbase + $pkgs (sources: ${srcs[*]})"
     rm -rf "$SYS/base.new" "$SYS/base"
     # The lists stay, so that `apt-get -s install` works in the guest.
-    mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/lists \
+    timeout 3600 mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/lists \
         --include="${pkgs// /,}" bookworm "$SYS/base.new" "${srcs[@]}" \
         > "$SYS/mmdebstrap.log" 2>&1 ||
         { tail -20 "$SYS/mmdebstrap.log"; die "mmdebstrap failed (log: $SYS/mmdebstrap.log)"; }
@@ -117,7 +118,8 @@ prepare_root() {
 run_cmd() {
     local name=$1 r=$SYS/tool; shift
     touch "$SYS/host/stamp"; sleep 1
-    python3 "$HERE/measure.py" chroot "$r" "$@" > "$SYS/host/$name.json" 2> "$SYS/host/$name.err"
+    python3 "$HERE/measure.py" timeout 1800 chroot "$r" "$@" \
+        > "$SYS/host/$name.json" 2> "$SYS/host/$name.err"
     (cd "$r" && find usr -xdev -cnewer "$SYS/host/stamp" -type f -printf '%i %s %p\n') \
         > "$SYS/host/$name.changed"
     log "$name: $(cat "$SYS/host/$name.json"), $(wc -l < "$SYS/host/$name.changed") files changed"
