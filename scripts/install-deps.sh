@@ -19,11 +19,13 @@ PACKAGE="dpkg-dev debhelper lintian devscripts"
 # make check-vm: qemu (TCG) for amd64 and arm64 guests, busybox for the
 # initramfs, depmod for the kernels' module dependencies.
 VM="qemu-system-x86 qemu-system-arm busybox-static kmod xz-utils"
+# make check-system: the Debian root is built with mmdebstrap.
+SYSTEM="mmdebstrap"
 # Peers and timers for make bench.
 BENCH="hyperfine patchelf pax-utils time"
 
 missing=""
-for p in $BUILD $TEST $PACKAGE $VM $BENCH; do
+for p in $BUILD $TEST $PACKAGE $VM $SYSTEM $BENCH; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
