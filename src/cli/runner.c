@@ -325,11 +325,14 @@ walk_refs(struct work *w)
 
 	for (i = 0; i < w->n; i++) {
 		struct item *it = &w->items[i];
-		const struct root *r = &w->roots[it->root];
+		const struct root *r;
 
-		if (it->from_walk)
-			it->ref = (struct walk_ref){ r->arg, r->dev, r->ino,
-				it->path + it->rel };
+		/* Only a walked item has a root (others: no index, no roots). */
+		if (!it->from_walk)
+			continue;
+		r = &w->roots[it->root];
+		it->ref = (struct walk_ref){ r->arg, r->dev, r->ino,
+			it->path + it->rel };
 	}
 }
 

@@ -170,10 +170,14 @@ assert "-0 -f /dev/zero: endless empty records refused (exit 2)" equals "message
 # One line of 1 GiB under a 300 MB address-space limit: refused at the
 # line length, not read into memory (the old reader's getdelim failed with
 # ENOMEM and that was taken for the end of the list).
-T_ERR=$( (ulimit -v 300000; "$TOOL" -f <(head -c 1G /dev/zero | tr '\0' a)) 2>&1 > /dev/null); T_RC=$?
-assert "-f with a 1 GiB line under ulimit -v: refused, line named (exit 2)" equals "message" \
-    "$T_RC:$(printf '%s' "$T_ERR" | sed 's|/dev/fd/[0-9]*|LIST|')" \
-    "2:elfthp-align: LIST: line 1 is longer than 4096 bytes (no path is)"
+if grep -qa __asan_init "$TOOL"; then
+    skip "-f with a 1 GiB line under ulimit -v" "AddressSanitizer reserves terabytes of address space at start"
+else
+    T_ERR=$( (ulimit -v 300000; "$TOOL" -f <(head -c 1G /dev/zero | tr '\0' a)) 2>&1 > /dev/null); T_RC=$?
+    assert "-f with a 1 GiB line under ulimit -v: refused, line named (exit 2)" equals "message" \
+        "$T_RC:$(printf '%s' "$T_ERR" | sed 's|/dev/fd/[0-9]*|LIST|')" \
+        "2:elfthp-align: LIST: line 1 is longer than 4096 bytes (no path is)"
+fi
 printf '%s\n%4100s\n' "$L/skipped" "$L/skipped" > "$L/long"
 run_tool -f "$L/long"
 assert "-f: a line over 4096 bytes is refused with its number" equals "message" "$T_RC:$T_ERR" \

@@ -81,8 +81,12 @@ aligned_host() {  # aligned_host DIR FS
     assert "$fs: --report: the rewrite costs no ASLR here" equals aslr_bits_lost "$(json_field aslr_bits_lost <<< "$out")" 0
     "$TOOL" --check -q "$lib" >/dev/null 2>&1; rc=$?
     assert "$fs: --check still asks for the rewrite (the file's own verdict)" rc_is "$rc" 1
-    out=$(ulimit -v 65536; "$TOOL" --warm "$lib" 2>&1); rc=$?
-    assert "$fs: under ulimit -v 65536 --warm still answers (exit 0)" rc_is "$rc" 0
+    if grep -qa __asan_init "$TOOL"; then
+        skip "$fs: under ulimit -v 65536" "AddressSanitizer reserves terabytes of address space at start"
+    else
+        out=$(ulimit -v 65536; "$TOOL" --warm "$lib" 2>&1); rc=$?
+        assert "$fs: under ulimit -v 65536 --warm still answers (exit 0)" rc_is "$rc" 0
+    fi
 }
 
 E=$WORK/ext4
