@@ -182,7 +182,8 @@ tests/test_rewrite: tests/test_rewrite.c $(WRITE_OBJS)
 # The measuring modes (--warm, warm_file, --host) with every call through
 # which they look at the kernel wrapped, so that it can make the Nth fail.
 MEASURE_TESTS = tests/test_measure
-MEASURE_WRAP  = -Wl,--wrap=open64,--wrap=fopen64,--wrap=fgets,--wrap=opendir \
+MEASURE_WRAP  = -Wl,--wrap=open64,--wrap=fopen64,--wrap=fgets,--wrap=__fgets_chk \
+	-Wl,--wrap=opendir \
 	-Wl,--wrap=readdir64,--wrap=gzopen64,--wrap=realpath,--wrap=fstat64 \
 	-Wl,--wrap=pread64,--wrap=pwrite64,--wrap=mmap64,--wrap=madvise \
 	-Wl,--wrap=mincore,--wrap=posix_fadvise64,--wrap=fdatasync,--wrap=syscall \

@@ -5,7 +5,7 @@
 # binary given, then the integration suite (tests/integration/run.sh), and
 # one closing line that adds them up:  check: N passed, N failed, N skipped
 set -u
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 failed=
 for t in "$@"; do
 	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "./$t" 2>&1)
 	rc=$?
@@ -15,6 +15,13 @@ for t in "$@"; do
 	# A crash before any verdict still counts as a failure.
 	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	pass=$((pass + p)) fail=$((fail + f))
+	# CI shows only the log's tail: the failures are repeated there.
+	if [ "$f" -ne 0 ]; then
+		failed="$failed$(printf '%s\n' "$out" | grep -A12 '^not ok ' |
+		    sed "s|^|$t: |")
+$t: exit status $rc
+"
+	fi
 done
 if [ "${SKIP_INTEGRATION:-0}" = 1 ]; then
 	echo "integration tests skipped: SKIP_INTEGRATION=1"
@@ -31,5 +38,6 @@ else
 		pass=$((pass + $1)) fail=$((fail + $2)) skip=$((skip + ${3:-0}))
 	fi
 fi
+[ -n "$failed" ] && printf '# unit tests that failed:\n%s' "$failed"
 echo "check: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

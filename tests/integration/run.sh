@@ -27,16 +27,25 @@ INTEGRATION_RESULTS=$(mktemp "${TMPDIR:-/tmp}/elfthp-results.XXXXXX") || exit 1
 export INTEGRATION_RESULTS
 trap 'rm -f "$INTEGRATION_RESULTS"' EXIT
 
-pass=0 failed=0 skipped=0
+pass=0 failed=0 skipped=0 notok=
 for t in $(cd "$HERE" && ls test_*.sh); do
     echo "# $t"
     t1=$(date +%s)
-    bash "$HERE/$t" "$BUILD"
+    out=$(mktemp "${TMPDIR:-/tmp}/elfthp-out.XXXXXX") || exit 1
+    # To a file, not a pipe: a child a test leaves behind cannot hold
+    # the suite up by keeping the pipe open.
+    bash "$HERE/$t" "$BUILD" > "$out" 2>&1
     rc=$?
+    cat "$out"
+    notok="$notok$(grep -E '^(not ok|FAIL)' "$out" | sed "s|^|$t: |" | head -n 20)
+"
+    rm -f "$out"
     echo "# $t: $(( $(date +%s) - t1 )) s"
     line=$(grep "^$t " "$INTEGRATION_RESULTS")
     if [ -z "$line" ]; then
         echo "FAIL - $t finished: it exited ($rc) without a summary"
+        notok="$notok$t: exited ($rc) without a summary
+"
         failed=$((failed + 1))
         continue
     fi
@@ -44,6 +53,9 @@ for t in $(cd "$HERE" && ls test_*.sh); do
     pass=$((pass + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
 
+# CI shows only the log's tail: the failures are repeated there.
+notok=$(printf '%s' "$notok" | sed '/^$/d')
+[ -n "$notok" ] && printf '# integration checks that failed:\n%s\n' "$notok"
 echo "# total: $(( $(date +%s) - t0 )) s"
 echo "integration: $pass passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
