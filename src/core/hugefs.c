@@ -91,6 +91,11 @@ expect_tmpfs(const struct fs_info *fs, struct kernel_version v,
 	e->readahead = TRI_NO;
 	e->collapse = kernel_at_least(v, 6, 1) ? TRI_YES : TRI_NO;
 	e->why = writes ? NULL : "tmpfs without huge=always or huge=within_size";
+	/* Its mount is outside this process's root: huge= was not seen. */
+	if (strcmp(fs->huge, "unknown") == 0) {
+		e->write = TRI_UNKNOWN;
+		e->why = NULL;
+	}
 }
 
 void

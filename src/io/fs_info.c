@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <zlib.h>
@@ -72,6 +74,10 @@ huge_option(struct fs_info *fs)
 	fs->huge[0] = '\0';
 	if (strcmp(fs->type, "tmpfs") != 0)
 		return;
+	if (fs->options[0] == '\0') {
+		snprintf(fs->huge, sizeof(fs->huge), "unknown");
+		return;
+	}
 	if (h == NULL) {
 		snprintf(fs->huge, sizeof(fs->huge), "never");
 		return;
@@ -81,12 +87,51 @@ huge_option(struct fs_info *fs)
 	snprintf(fs->huge, sizeof(fs->huge), "%.*s", (int)n, h);
 }
 
-/* One mountinfo line: keep it if its mount point is the longest match. */
+/* The mount IDs of the file and of this process's root, where known. */
+struct mount_ids {
+	uint64_t file, root;
+	bool known;		/* statx gave both (Linux 5.8 and later) */
+	bool file_seen, root_seen;	/* a mountinfo line has each ID */
+};
+
 static void
-consider_mount(char *line, const char *path, size_t *best, struct fs_info *fs)
+mount_ids(const char *real, struct mount_ids *ids)
 {
-	char *sep = strstr(line, " - "), *f[6], *save = NULL, *type, *opts,
+	struct statx a, b;
+
+	*ids = (struct mount_ids){ 0 };
+	if (statx(AT_FDCWD, real, 0, STATX_MNT_ID, &a) == 0 &&
+	    statx(AT_FDCWD, "/", 0, STATX_MNT_ID, &b) == 0 &&
+	    (a.stx_mask & b.stx_mask & STATX_MNT_ID)) {
+		ids->file = a.stx_mnt_id;
+		ids->root = b.stx_mnt_id;
+		ids->known = true;
+	}
+}
+
+static void
+take_mount(struct fs_info *fs, const char *type, const char *mp,
+    const char *opts, const char *super)
+{
+	snprintf(fs->type, sizeof(fs->type), "%s", type);
+	snprintf(fs->mount_point, sizeof(fs->mount_point), "%s", mp);
+	snprintf(fs->options, sizeof(fs->options), "%s%s%s", opts,
+	    super ? "," : "", super ? super : "");
+}
+
+/*
+ * One mountinfo line: the file's own mount by its ID where statx gave
+ * one (exact, whatever paths say), else the longest mount point that is a
+ * prefix of the path (kernels before 5.8).  *best: the match's length,
+ * SIZE_MAX once the ID matched.
+ */
+static void
+consider_mount(char *line, const char *path, size_t *best,
+    struct mount_ids *ids, struct fs_info *fs)
+{
+	char *sep = strstr(line, " - "), *f[6], *save = NULL, *type,
 	    *super;
+	unsigned long long id;
 	size_t i, n;
 
 	if (sep == NULL)
@@ -98,15 +143,21 @@ consider_mount(char *line, const char *path, size_t *best, struct fs_info *fs)
 	type = strtok_r(sep + 3, " ", &save);
 	(void)strtok_r(NULL, " ", &save);	/* source */
 	super = strtok_r(NULL, " \n", &save);
-	opts = f[5];
 	unescape(f[4]);
-	if (type == NULL || (n = prefix_len(f[4], path)) == 0 || n < *best)
+	if (type == NULL || sscanf(f[0], "%llu", &id) != 1)
+		return;
+	ids->root_seen |= ids->known && id == ids->root;
+	if (ids->known && id == ids->file) {
+		ids->file_seen = true;
+		*best = SIZE_MAX;
+		take_mount(fs, type, f[4], f[5], super);
+		return;
+	}
+	if (*best == SIZE_MAX || (n = prefix_len(f[4], path)) == 0 ||
+	    n < *best)
 		return;
 	*best = n;
-	snprintf(fs->type, sizeof(fs->type), "%s", type);
-	snprintf(fs->mount_point, sizeof(fs->mount_point), "%s", f[4]);
-	snprintf(fs->options, sizeof(fs->options), "%s%s%s", opts,
-	    super ? "," : "", super ? super : "");
+	take_mount(fs, type, f[4], f[5], super);
 }
 
 static void
@@ -125,18 +176,54 @@ type_from_magic(const char *path, struct fs_info *fs)
 }
 
 /*
- * The file system that holds path, by the longest mount point that is a
- * prefix of its real path (devices do not do: btrfs gives each subvolume a
- * device number of its own).  Returns -1 with errno if path cannot be
- * resolved or /proc/self/mountinfo cannot be read (*failed names which).
+ * A chroot (or a mount namespace) whose root is no mount point of its
+ * own: mountinfo lists only the mounts inside the root, so neither the
+ * file's mount nor the root's is there.  Then the type comes from statfs
+ * and the options are unknown (tmpfs: huge= "unknown").  A read of
+ * mountinfo cut short is told apart from that by the root's mount, which
+ * a complete read lists wherever it is visible at all.
+ */
+static bool
+mount_outside_root(const struct mount_ids *ids)
+{
+	return ids->known && !ids->file_seen && !ids->root_seen;
+}
+
+static int
+mount_of(const char *real, struct fs_info *fs, FILE *f)
+{
+	struct mount_ids ids;
+	char line[8192];
+	size_t best = 0;
+
+	mount_ids(real, &ids);
+	while (fgets(line, sizeof(line), f) != NULL)
+		consider_mount(line, real, &best, &ids, fs);
+	if (ferror(f))
+		return errno ? errno : EIO;
+	if (mount_outside_root(&ids)) {
+		*fs = (struct fs_info){ 0 };
+		type_from_magic(real, fs);
+		snprintf(fs->mount_point, sizeof(fs->mount_point),
+		    "(a mount outside this process's root)");
+		return 0;
+	}
+	/* A read that matched no mount, not even "/", was cut short. */
+	return best == 0 ? EIO : 0;
+}
+
+/*
+ * The file system that holds path: its mount by mount ID, or by the
+ * longest mount point that is a prefix of its real path (devices do not
+ * do: btrfs gives each subvolume a device number of its own).  Returns -1
+ * with errno if path cannot be resolved or /proc/self/mountinfo cannot be
+ * read (*failed names which).
  */
 int
 fs_identify(const char *path, struct fs_info *fs, const char **failed)
 {
-	char *real = realpath(path, NULL), line[8192];
-	size_t best = 0;
+	char *real = realpath(path, NULL);
 	FILE *f;
-
 	int e = 0;
 
 	memset(fs, 0, sizeof(*fs));
@@ -147,31 +234,23 @@ fs_identify(const char *path, struct fs_info *fs, const char **failed)
 	/*
 	 * Without mountinfo, tmpfs's huge= is unknown: an error, not "never";
 	 * only where /proc is not mounted at all does the type come from
-	 * statfs.  A read that matched no mount, not even "/", was cut short.
+	 * statfs.
 	 */
-	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL &&
-	    errno != ENOENT) {
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL) {
 		e = errno;
-		free(real);
-		errno = e;
-		return -1;
-	}
-	if (f != NULL) {
-		while (fgets(line, sizeof(line), f) != NULL)
-			consider_mount(line, real, &best, fs);
-		e = ferror(f) ? (errno ? errno : EIO) : best == 0 ? EIO : 0;
+		if (e == ENOENT) {
+			type_from_magic(real, fs);
+			e = 0;
+		}
+	} else {
+		e = mount_of(real, fs, f);
 		fclose(f);
 	}
-	if (e != 0) {
-		free(real);
-		errno = e;
-		return -1;
-	}
-	if (best == 0)
-		type_from_magic(real, fs);
-	huge_option(fs);
+	if (e == 0)
+		huge_option(fs);
 	free(real);
-	return 0;
+	errno = e;
+	return e != 0 ? -1 : 0;
 }
 
 int

@@ -125,7 +125,8 @@ test_tmpfs(void **state)
 {
 	struct fs_info always = fs_of("tmpfs", "always"),
 	    within = fs_of("tmpfs", "within_size"),
-	    never = fs_of("tmpfs", "never"), advise = fs_of("tmpfs", "advise");
+	    never = fs_of("tmpfs", "never"), advise = fs_of("tmpfs", "advise"),
+	    unknown;
 	struct fs_expect e;
 
 	(void)state;
@@ -140,6 +141,11 @@ test_tmpfs(void **state)
 	assert_int_equal(e.collapse, TRI_YES);
 	fs_expect(&advise, k6_18, TRI_NO, &e);
 	assert_int_equal(e.write, TRI_NO);
+	/* A mount outside this process's root: huge= unseen, no guess. */
+	unknown = fs_of("tmpfs", "unknown");
+	fs_expect(&unknown, k6_18, TRI_NO, &e);
+	assert_int_equal(e.write, TRI_UNKNOWN);
+	assert_null(e.why);
 }
 
 static enum fs_outcome
