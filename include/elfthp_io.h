@@ -170,6 +170,7 @@ bool pc_no_scan(int e);
 int pc_pmd_mapped_at(const struct pc_map *, uint64_t off, uint64_t len,
     uint64_t *bytes);
 int pc_can_look(const char **what);
+int pc_thread_read_bytes(uint64_t *bytes);
 void pc_comm(long pid, char *, size_t);
 struct stat;
 

@@ -145,6 +145,8 @@ int __real_fdatasync(int);
 int __wrap_fdatasync(int);
 long __real_syscall(long, ...);
 long __wrap_syscall(long, ...);
+/* A user who may not write the file: cachestat answers EPERM. */
+static bool no_cachestat_for_us;
 
 int
 __wrap_open64(const char *path, int flags, ...)
@@ -286,6 +288,10 @@ __wrap_syscall(long nr, ...)
 	va_end(ap);
 	if (inject(C_SYSCALL))
 		return -1;
+	if (no_cachestat_for_us && armed) {
+		errno = EPERM;
+		return -1;
+	}
 	return __real_syscall(nr, a[0], a[1], a[2], a[3]);
 }
 
@@ -690,12 +696,34 @@ test_warm_file_faults_smaps(void **state)
 		    "huge: %s", count[C_FGETS], o.text);
 }
 
+/*
+ * The same sweep for a user the kernel shows no page cache (cachestat
+ * EPERM): the windows are faulted in through mappings of its own and
+ * judged by their PMD mappings (every call of that way fails in turn),
+ * and the control still makes the 3 windows huge, reading them.
+ */
+static void
+test_warm_file_faults_blind(void **state)
+{
+	struct outcome o;
+
+	no_cachestat_for_us = true;
+	test_warm_file_faults(state);
+	run_once(*state, run_warm_file, NCALLS, 0, &o);
+	no_cachestat_for_us = false;
+	if (strcmp(o.text, "3 made huge, 0 not") != 0 || count[C_FOPEN] == 0)
+		fail_msg("blind warm: %lu fopens (thread-self/io), want the 3 "
+		    "windows made huge: %s", count[C_FOPEN], o.text);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_warm_file_faults, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_warm_file_faults_blind,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_warm_cli_faults, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_look_cli_faults, setup,

@@ -294,6 +294,34 @@ pc_populate(const struct pc_map *m)
 	return pc_populate_at(m, 0, m->len);
 }
 
+/*
+ * Bytes this thread has made the kernel read from storage (read_bytes of
+ * /proc/thread-self/io): what a fault read, where the page cache itself
+ * cannot be counted.  0, or -1 with errno (EIO: the line was not there).
+ */
+int
+pc_thread_read_bytes(uint64_t *bytes)
+{
+	FILE *f = fopen("/proc/thread-self/io", "re");
+	char line[128];
+	unsigned long long v;
+	bool found = false;
+	int e;
+
+	if (f == NULL)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = sscanf(line, "read_bytes: %llu", &v) == 1;
+	e = ferror(f) ? (errno ? errno : EIO) : found ? 0 : EIO;
+	fclose(f);
+	if (e != 0) {
+		errno = e;
+		return -1;
+	}
+	*bytes = v;
+	return 0;
+}
+
 /* 0, or errno: EINVAL where the kernel cannot collapse this file. */
 int
 pc_collapse(const struct pc_map *m)

@@ -55,6 +55,7 @@ struct warm_ctx {
 	struct fs_expect expect;
 	bool synced;
 	bool collapse_off;	/* EINVAL once: not for this file */
+	bool blind;		/* this user may not see the page cache */
 	int collapse_error;
 	uint64_t dropped;	/* pages dropped and read again */
 	int fail;		/* a look failed: its errno, else 0 */
@@ -664,6 +665,130 @@ warm_ranges(struct warm_ctx *c, const struct warm_plan *w, const bool *todo,
 }
 
 /*
+ * A user who may not write the file: the kernel shows its page cache only
+ * to a writer (cachestat says EPERM, mincore says every page is cached),
+ * but faulting the file in needs no more than reading it.  So each window
+ * is faulted in through a MADV_HUGEPAGE mapping of its own and judged by
+ * its own PMD mapping, which is what root's look ends with too; whether
+ * it was cached before is told by the bytes the fault read (this thread's
+ * read_bytes).  A window still small is collapsed, or dropped (clean
+ * pages no process maps) and read again.
+ */
+static const char blind_how[] = "faults of this user's own MADV_HUGEPAGE "
+    "mappings, one per window, judged by their PMD mappings (it may not "
+    "write the file, and the kernel counts a file's page cache only for a "
+    "writer); bytes read from /proc/thread-self/io";
+
+/* Fault range k in; *huge if it is PMD-mapped, *read the bytes read. */
+static int
+blind_fault(struct warm_ctx *c, uint64_t k, bool *huge, uint64_t *read)
+{
+	struct pc_map m;
+	uint64_t b0, b1, bytes = 0;
+	const char *what = NULL;
+	int rc;
+
+	*huge = false;
+	hook_before_read(c);
+	if (pc_thread_read_bytes(&b0) != 0)
+		return failed(c, errno, "/proc/thread-self/io");
+	if (pc_map(c->fd, k * c->pmd, c->pmd, c->pmd, true, &m) != 0)
+		return failed(c, errno, m.failed);
+	if ((rc = populated(c, pc_populate(&m))) == 0 &&
+	    (rc = pc_pmd_mapped(&m, &bytes, &what)) != 0)
+		look_failed(c, what);
+	pc_unmap(&m);
+	if (rc == 0 && pc_thread_read_bytes(&b1) != 0)
+		return failed(c, errno, "/proc/thread-self/io");
+	*huge = rc == 0 && bytes >= c->pmd;
+	*read = rc == 0 && b1 > b0 ? b1 - b0 : 0;
+	return rc;
+}
+
+/* Range k, still small after its fault: collapse, or drop and read. */
+static bool
+blind_retry(struct warm_ctx *c, uint64_t k, uint64_t *read)
+{
+	bool huge = false;
+	uint64_t more = 0;
+	int e;
+
+	if (try_collapse(c, k) || c->fail != 0)
+		return c->fail == 0;
+	if (c->expect.readahead == TRI_NO) {
+		not_huge(c, small_reason(c));
+		return false;
+	}
+	if (sync_once(c) != 0)
+		return false;
+	if ((e = pc_drop(c->fd, k * c->pmd, c->pmd)) != 0) {
+		failed(c, e, "posix_fadvise(POSIX_FADV_DONTNEED)");
+		return false;
+	}
+	if (blind_fault(c, k, &huge, &more) != 0)
+		return false;
+	*read += more;
+	if (!huge)
+		not_huge(c, WARM_STILL_CACHED);
+	return huge;
+}
+
+static void
+blind_range(struct warm_ctx *c, uint64_t k)
+{
+	uint64_t read = 0;
+	bool huge;
+
+	if (blind_fault(c, k, &huge, &read) != 0)
+		return;
+	if (huge && read == 0) {
+		c->r->huge_before++;
+		set_state(c, k, WINDOW_HUGE);
+	} else if (huge || blind_retry(c, k, &read)) {
+		c->r->made_huge++;
+		set_state(c, k, WINDOW_MADE_HUGE);
+	} else {
+		set_state(c, k, WINDOW_STILL_SMALL);
+	}
+	c->r->read_bytes += read;
+}
+
+/* Every range, the last first (see warm_file). */
+static int
+warm_blind(struct warm_ctx *c, const struct warm_plan *w,
+    const struct fs_info *fs)
+{
+	uint64_t k;
+
+	c->r->cache_how = blind_how;
+	if (warm_expect(c, fs) != 0)
+		return -1;
+	for (k = w->nranges; k-- > 0 && c->fail == 0;)
+		if (warm_range(w, k))
+			blind_range(c, k);
+	return c->fail != 0 ? -1 : 0;
+}
+
+/*
+ * Can this user count the file's page cache?  Not without write access
+ * (EPERM).  ENOSYS (before 6.5) leaves it to mincore; any other error is
+ * a look that failed.  0, or -1 (c->fail).
+ */
+static int
+blind_probe(struct warm_ctx *c)
+{
+	uint64_t pages;
+
+	if (c->v.overlay || c->q->look_only ||
+	    pc_cachestat(c->fd, 0, c->page, &pages) == 0 || errno == ENOSYS)
+		return 0;
+	if (errno != EPERM)
+		return failed(c, errno, "cachestat");
+	c->blind = true;
+	return 0;
+}
+
+/*
  * Warm the ranges of w in the file open as fd (path names it, to find its
  * file system), or with q->look_only only say what that would do.  Fills
  * q->states where given.  Returns 0 with *r filled, or -1 with a message
@@ -700,6 +825,12 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 	 * and racing it (small folios half read, pages locked) would leave
 	 * ranges small; the next range is then always done already.
 	 */
+	if (blind_probe(&c) != 0)
+		goto out;
+	if (c.blind) {
+		rc = warm_blind(&c, w, &fs);
+		goto out;
+	}
 	if (first_look(&c, w, todo, &before) != 0 ||
 	    warm_ranges(&c, w, todo, &fs, &dirty) != 0)
 		goto out;
