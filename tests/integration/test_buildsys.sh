@@ -19,8 +19,10 @@
 #     elfthp-align is a stand-in that aligns nothing (-o copies, as cp
 #     would): they build and run, and every readiness check fails;
 #   - Meson with lld: the text moves (the step pads the file);
-#   - CMake: a relink runs the step again; a package whose tool is missing
-#     is reported as not found, naming where it looked;
+#   - CMake: cmake --install --strip keeps prog ready; a relink runs the
+#     step again; CMAKE_NO_BUILTIN_CHRPATH (install relinks, no step) is
+#     warned about; a package whose tool is missing is reported as not
+#     found, naming where it looked;
 #   - Meson: a second build with nothing to do runs nothing;
 #   - nothing was written to the example directories.
 # BUILDDIR is accepted for symmetry with the other scripts and not used.
@@ -144,6 +146,17 @@ results cmake "$WORK/cm/prog" "$WORK/cm-inst/opt/ex/bin/prog" "$WORK/cm-ctrl/pro
 assert "cmake: the segments' bytes are the linker's" check_segment_bytes \
     "$WORK/cm-ctrl/prog" "$WORK/cm/prog"
 control cmake "$WORK/cm-ctrl/prog" "$WORK/cm-ctrl-inst/opt/ex/bin/prog"
+
+DESTDIR=$WORK/cm-strip cmake --install "$WORK/cm" --strip > "$WORK/cm.strip.log" 2>&1
+assert "cmake: cmake --install --strip exits 0" ok_rc "$?" "$WORK/cm.strip.log"
+assert "cmake: ... and the stripped prog is ready" checks_ready "$WORK/cm-strip/opt/ex/bin/prog"
+assert_not "cmake: ... (it was stripped)" same_file "$WORK/cm/prog" "$WORK/cm-strip/opt/ex/bin/prog"
+# Where CMake would relink at install (no POST_BUILD step then), it says so.
+cmake -S "$CM_SRC" -B "$WORK/cm-relink" -DCMAKE_PREFIX_PATH="$STAGE" \
+    -DCMAKE_NO_BUILTIN_CHRPATH=ON > "$WORK/cm-relink.log" 2>&1
+assert "cmake: CMAKE_NO_BUILTIN_CHRPATH: a warning that install relinks without the step" \
+    has_text "$WORK/cm-relink.log" "CMAKE_NO_BUILTIN_CHRPATH makes CMake relink at install"
+assert_not "cmake: ... and none without it" has_text "$WORK/cm.conf.log" "CMAKE_NO_BUILTIN_CHRPATH"
 
 rm -f "$WORK/cm/prog"
 cmake --build "$WORK/cm" > "$WORK/cm.relink.log" 2>&1
