@@ -35,7 +35,9 @@
 #   make deps       install the Debian packages the build and tests need
 #   make deb        build the Debian package (packaging/debian) in a copy of
 #                   the tree and run lintian on it (build/deb/)
-#   make install    the tool, man page, Cargo/CMake link wrappers, systemd
+#   make install    the tool, man page, Cargo/CMake link wrappers, the CMake
+#                   package (find_package(ElfthpAlign)) and elfthp-align.pc
+#                   for Meson, systemd
 #                   unit and timer, APT hook, path list, bash completion and
 #                   docs; DESTDIR, PREFIX, BINDIR, MANDIR, DATADIR,
 #                   SYSCONFDIR, UNITDIR ... are honoured (see below)
@@ -61,6 +63,10 @@ SYSCONFDIR  ?= $(PREFIX)/etc
 UNITDIR     ?= $(LIBDIR)/systemd/system
 APTCONFDIR  ?= $(SYSCONFDIR)/apt/apt.conf.d
 BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
+# Where find_package() and pkg-config look by default for a /usr or
+# /usr/local prefix; arch-independent, so share/ (docs/buildsystems.md).
+CMAKEDIR    ?= $(DATAROOTDIR)/cmake/ElfthpAlign
+PKGCONFIGDIR ?= $(DATAROOTDIR)/pkgconfig
 INSTALL     ?= install
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -274,11 +280,22 @@ INSTALLED = $(BINDIR)/elfthp-align \
 	$(DOCDIR)/README.md $(DOCDIR)/NEWS $(DOCDIR)/LICENSE \
 	$(UNITDIR)/elfthp-align.service $(UNITDIR)/elfthp-align.timer \
 	$(APTCONFDIR)/90elfthp-align \
-	$(BASHCOMPDIR)/elfthp-align
+	$(BASHCOMPDIR)/elfthp-align \
+	$(CMAKEDIR)/ElfthpAlignConfig.cmake \
+	$(CMAKEDIR)/ElfthpAlignConfigVersion.cmake \
+	$(PKGCONFIGDIR)/elfthp-align.pc
 # The path list is configuration: install does not overwrite one that is
 # there, and uninstall removes it only while it is as shipped.
 PATHS_CONF = $(SYSCONFDIR)/elfthp-align/paths
 SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+# The CMake package and the .pc name the tool relative to themselves, so
+# that a DESTDIR staging tree or a moved prefix finds the tool beside them.
+relpath = $(shell realpath -m --relative-to=$(1) $(2))
+SUBST_BUILDSYS = sed -e 's|@VERSION@|$(VERSION)|g' \
+	-e 's|@CMAKE_TO_BINDIR@|$(call relpath,$(CMAKEDIR),$(BINDIR))|g' \
+	-e 's|@PC_TO_PREFIX@|$(call relpath,$(PKGCONFIGDIR),$(PREFIX))|g' \
+	-e 's|@PC_TO_BINDIR@|$(call relpath,$(PKGCONFIGDIR),$(BINDIR))|g' \
+	-e 's|@PC_TO_PKGDATADIR@|$(call relpath,$(PKGCONFIGDIR),$(PKGDATADIR))|g'
 
 install-files:
 	@echo $(INSTALLED) $(PATHS_CONF)
@@ -287,7 +304,8 @@ install: elfthp-align
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
 	    $(DESTDIR)$(APTCONFDIR) $(DESTDIR)$(BASHCOMPDIR) \
-	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align
+	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align \
+	    $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
 	$(INSTALL) -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
 	$(SUBST) examples/cargo/elfthp-link > $(DESTDIR)$(PKGDATADIR)/elfthp-link
@@ -301,6 +319,11 @@ install: elfthp-align
 	$(SUBST) dist/apt-hook.in > $(DESTDIR)$(APTCONFDIR)/90elfthp-align
 	chmod 644 $(DESTDIR)$(APTCONFDIR)/90elfthp-align
 	$(INSTALL) -m 644 dist/elfthp-align.bash $(DESTDIR)$(BASHCOMPDIR)/elfthp-align
+	for f in ElfthpAlignConfig.cmake ElfthpAlignConfigVersion.cmake; do \
+	    $(SUBST_BUILDSYS) dist/$$f.in > $(DESTDIR)$(CMAKEDIR)/$$f && \
+	    chmod 644 $(DESTDIR)$(CMAKEDIR)/$$f || exit 1; done
+	$(SUBST_BUILDSYS) dist/elfthp-align.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/elfthp-align.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/elfthp-align.pc
 	[ -e $(DESTDIR)$(PATHS_CONF) ] || \
 	    $(INSTALL) -m 644 dist/paths $(DESTDIR)$(PATHS_CONF)
 
@@ -310,7 +333,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	if cmp -s dist/paths $(DESTDIR)$(PATHS_CONF); then \
 	    rm -f $(DESTDIR)$(PATHS_CONF); fi
-	for d in $(PKGDATADIR) $(DOCDIR) $(SYSCONFDIR)/elfthp-align; do \
+	for d in $(PKGDATADIR) $(DOCDIR) $(SYSCONFDIR)/elfthp-align $(CMAKEDIR); do \
 	    if [ -d $(DESTDIR)$$d ]; then rmdir $(DESTDIR)$$d 2>/dev/null || true; fi; \
 	done
 

@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # SPDX-FileCopyrightText: 2026 the elfthp-align authors
-# test_examples.sh [BUILDDIR] - build examples/make-postlink and
-# examples/cmake-postlink in temporary directories (never in the source
-# tree) and check:
+# test_examples.sh [BUILDDIR] - build examples/make-postlink in temporary
+# directories (never in the source tree) and check:
 #   - the build exits 0 and its log has the tool's report line for prog
 #     (the post-link step ran);
 #   - prog is aligned: check_congruence (readelf) and elfthp-align --check
@@ -11,14 +10,13 @@
 #     is caught by both (so the checks can fail);
 #   - prog runs and prints its line;
 #   - the make example linked with lld (the text moves: the step pads);
-#   - ELFTHP_ALIGN is a FILEPATH cache variable of the CMake project;
-#   - nothing was written to the example directories.
+#   - nothing was written to the example directory.
+# The CMake and Meson examples use the installed modules: test_buildsys.sh.
 # BUILDDIR is accepted for symmetry with the other scripts and not used.
 . "$(dirname "$0")/lib.sh"
 need_tool
 
 MK_SRC=$REPO_ROOT/examples/make-postlink
-CM_SRC=$REPO_ROOT/examples/cmake-postlink
 WANT_LINE="hello from a program with 4096 KiB of padding in its text"
 
 # snapshot DIR: names, sizes and mtimes of everything under DIR.
@@ -62,7 +60,7 @@ text_moved() {
     WHY="text offset $o -> $n: not moved"; return 1
 }
 
-snap_mk=$(snapshot "$MK_SRC") snap_cm=$(snapshot "$CM_SRC")
+snap_mk=$(snapshot "$MK_SRC")
 
 # ------------------------------------------------------------------------
 echo "# examples/make-postlink"
@@ -126,49 +124,7 @@ else
 fi
 
 # ------------------------------------------------------------------------
-echo "# examples/cmake-postlink"
-if ! command -v cmake >/dev/null; then
-    skip "cmake example" "cmake not installed"
-else
-    B=$WORK/cmake
-    cmake -S "$CM_SRC" -B "$B" -DELFTHP_ALIGN="$TOOL" > "$WORK/cmake.log" 2>&1
-    rc=$?
-    assert "cmake: configure exits 0" equals_rc "$rc" "$WORK/cmake.log"
-    cmake --build "$B" > "$WORK/cmake-build.log" 2>&1
-    rc=$?
-    assert "cmake: build exits 0" equals_rc "$rc" "$WORK/cmake-build.log"
-    assert "cmake: the post-build step ran (its report line is in the log)" \
-        step_ran "$WORK/cmake-build.log"
-    assert "cmake: prog is aligned (readelf)" check_congruence "$B/prog"
-    assert "cmake: elfthp-align --check prog exits 0" checks_ready "$B/prog"
-    assert "cmake: prog runs" prints_line "$B/prog"
-    cache=$(grep '^ELFTHP_ALIGN:' "$B/CMakeCache.txt" 2>/dev/null)
-    assert "cmake: ELFTHP_ALIGN is a FILEPATH cache variable" \
-        equals "cache entry" "$cache" "ELFTHP_ALIGN:FILEPATH=$TOOL"
-
-    # The default is the repository's tool.
-    B=$WORK/cmake-default
-    env -u ELFTHP_ALIGN cmake -S "$CM_SRC" -B "$B" > "$WORK/cmake-default.log" 2>&1
-    cache=$(grep '^ELFTHP_ALIGN:' "$B/CMakeCache.txt" 2>/dev/null)
-    assert "cmake: ELFTHP_ALIGN defaults to the repository's elfthp-align" \
-        equals "cache entry" "$cache" "ELFTHP_ALIGN:FILEPATH=$REPO_ROOT/elfthp-align"
-
-    # A relink runs the step again.
-    B=$WORK/cmake
-    if [ -f "$B/prog" ]; then
-        rm -f "$B/prog"
-        cmake --build "$B" > "$WORK/cmake-relink.log" 2>&1
-        assert "cmake: relinking runs the step again" step_ran "$WORK/cmake-relink.log"
-        assert "cmake: ... and the result checks ready" checks_ready "$B/prog"
-    else
-        skip "cmake: relinking runs the step again" "the cmake build made no prog (counted above)"
-    fi
-fi
-
-# ------------------------------------------------------------------------
 assert "nothing was written to examples/make-postlink" equals "listing" \
     "$(snapshot "$MK_SRC")" "$snap_mk"
-assert "nothing was written to examples/cmake-postlink" equals "listing" \
-    "$(snapshot "$CM_SRC")" "$snap_cm"
 
 finish

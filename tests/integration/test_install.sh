@@ -37,13 +37,16 @@ lib/systemd/system/elfthp-align.service
 lib/systemd/system/elfthp-align.timer
 usr/bin/elfthp-align
 usr/share/bash-completion/completions/elfthp-align
+usr/share/cmake/ElfthpAlign/ElfthpAlignConfig.cmake
+usr/share/cmake/ElfthpAlign/ElfthpAlignConfigVersion.cmake
 usr/share/doc/elfthp-align/LICENSE
 usr/share/doc/elfthp-align/NEWS
 usr/share/doc/elfthp-align/README.md
 usr/share/elfthp-align/elfthp-launch
 usr/share/elfthp-align/elfthp-link
 usr/share/elfthp-align/schema-1.json
-usr/share/man/man1/elfthp-align.1"
+usr/share/man/man1/elfthp-align.1
+usr/share/pkgconfig/elfthp-align.pc"
 got=$(cd "$DEST" && find . ! -type d | sed 's|^\./||' | sort)
 assert "make install: the installed files are exactly the expected ones" equals "files" \
     "$(echo $got)" "$(echo $expected)"
@@ -77,7 +80,7 @@ assert "make uninstall: exits 0" equals "exit" "$?" 0
 left=$(cd "$DEST" && find . ! -type d | sed 's|^\./||')
 assert "make uninstall: only the edited path list is left" equals "files" "$left" "etc/elfthp-align/paths"
 assert "make uninstall: the package's own directories are gone" equals "directories" \
-    "$(cd "$DEST" && ls -d usr/share/elfthp-align usr/share/doc/elfthp-align 2>/dev/null)" ""
+    "$(cd "$DEST" && ls -d usr/share/elfthp-align usr/share/doc/elfthp-align usr/share/cmake/ElfthpAlign 2>/dev/null)" ""
 rm "$DEST/etc/elfthp-align/paths"
 out=$($MK uninstall DESTDIR="$DEST" $DIRS 2>&1)
 assert "make uninstall, a second time: exit 0, nothing printed" equals "output" "$?:$out" "0:"
