@@ -36,7 +36,8 @@
 #   make deb        build the Debian package (packaging/debian) in a copy of
 #                   the tree and run lintian on it (build/deb/)
 #   make install    the tool, man page, Cargo/CMake link wrappers, systemd
-#                   unit and timer, APT hook, path list, bash completion and
+#                   unit and timer, APT hook, path list, bash completion, rpm
+#                   build-root policy (macros and brp script) and
 #                   docs; DESTDIR, PREFIX, BINDIR, MANDIR, DATADIR,
 #                   SYSCONFDIR, UNITDIR ... are honoured (see below)
 #   make uninstall  removes exactly what install put there
@@ -61,6 +62,9 @@ SYSCONFDIR  ?= $(PREFIX)/etc
 UNITDIR     ?= $(LIBDIR)/systemd/system
 APTCONFDIR  ?= $(SYSCONFDIR)/apt/apt.conf.d
 BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
+# rpm reads macro files from its own macros.d only (PREFIX=/usr puts them
+# there); the brp script they name stays in PKGDATADIR.
+RPMMACRODIR ?= $(LIBDIR)/rpm/macros.d
 INSTALL     ?= install
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -274,11 +278,13 @@ INSTALLED = $(BINDIR)/elfthp-align \
 	$(DOCDIR)/README.md $(DOCDIR)/NEWS $(DOCDIR)/LICENSE \
 	$(UNITDIR)/elfthp-align.service $(UNITDIR)/elfthp-align.timer \
 	$(APTCONFDIR)/90elfthp-align \
-	$(BASHCOMPDIR)/elfthp-align
+	$(BASHCOMPDIR)/elfthp-align \
+	$(RPMMACRODIR)/macros.elfthp-align $(PKGDATADIR)/brp-elfthp-align
 # The path list is configuration: install does not overwrite one that is
 # there, and uninstall removes it only while it is as shipped.
 PATHS_CONF = $(SYSCONFDIR)/elfthp-align/paths
-SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	-e 's|@PKGDATADIR@|$(PKGDATADIR)|g'
 
 install-files:
 	@echo $(INSTALLED) $(PATHS_CONF)
@@ -287,7 +293,7 @@ install: elfthp-align
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
 	    $(DESTDIR)$(APTCONFDIR) $(DESTDIR)$(BASHCOMPDIR) \
-	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align
+	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align $(DESTDIR)$(RPMMACRODIR)
 	$(INSTALL) -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
 	$(INSTALL) -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
 	$(SUBST) examples/cargo/elfthp-link > $(DESTDIR)$(PKGDATADIR)/elfthp-link
@@ -301,6 +307,10 @@ install: elfthp-align
 	$(SUBST) dist/apt-hook.in > $(DESTDIR)$(APTCONFDIR)/90elfthp-align
 	chmod 644 $(DESTDIR)$(APTCONFDIR)/90elfthp-align
 	$(INSTALL) -m 644 dist/elfthp-align.bash $(DESTDIR)$(BASHCOMPDIR)/elfthp-align
+	$(SUBST) dist/rpm/macros.elfthp-align.in > $(DESTDIR)$(RPMMACRODIR)/macros.elfthp-align
+	chmod 644 $(DESTDIR)$(RPMMACRODIR)/macros.elfthp-align
+	$(SUBST) dist/rpm/brp-elfthp-align.in > $(DESTDIR)$(PKGDATADIR)/brp-elfthp-align
+	chmod 755 $(DESTDIR)$(PKGDATADIR)/brp-elfthp-align
 	[ -e $(DESTDIR)$(PATHS_CONF) ] || \
 	    $(INSTALL) -m 644 dist/paths $(DESTDIR)$(PATHS_CONF)
 

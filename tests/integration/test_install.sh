@@ -36,10 +36,12 @@ etc/elfthp-align/paths
 lib/systemd/system/elfthp-align.service
 lib/systemd/system/elfthp-align.timer
 usr/bin/elfthp-align
+usr/lib/rpm/macros.d/macros.elfthp-align
 usr/share/bash-completion/completions/elfthp-align
 usr/share/doc/elfthp-align/LICENSE
 usr/share/doc/elfthp-align/NEWS
 usr/share/doc/elfthp-align/README.md
+usr/share/elfthp-align/brp-elfthp-align
 usr/share/elfthp-align/elfthp-launch
 usr/share/elfthp-align/elfthp-link
 usr/share/elfthp-align/schema-1.json
@@ -49,8 +51,8 @@ assert "make install: the installed files are exactly the expected ones" equals 
     "$(echo $got)" "$(echo $expected)"
 assert "make install: the Makefile's own list (install-files) agrees" equals "files" \
     "$($MK install-files $DIRS | tr ' ' '\n' | sed 's|^/||' | sort | tr '\n' ' ')" "$(echo $expected) "
-bad=$(grep -rl '@BINDIR@\|@SYSCONFDIR@' "$DEST" 2>/dev/null)
-assert "make install: no @BINDIR@ or @SYSCONFDIR@ left in any file" equals "files" "$bad" ""
+bad=$(grep -rl '@BINDIR@\|@SYSCONFDIR@\|@PKGDATADIR@' "$DEST" 2>/dev/null)
+assert "make install: no @BINDIR@, @SYSCONFDIR@ or @PKGDATADIR@ left in any file" equals "files" "$bad" ""
 assert "make install: the unit runs /usr/bin/elfthp-align on /etc/elfthp-align/paths" equals "ExecStart" \
     "$(sed -n 's/^ExecStart=//p' "$DEST/lib/systemd/system/elfthp-align.service")" \
     "/usr/bin/elfthp-align -q -r -x -f /etc/elfthp-align/paths"
