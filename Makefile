@@ -63,8 +63,10 @@ UNITDIR     ?= $(LIBDIR)/systemd/system
 APTCONFDIR  ?= $(SYSCONFDIR)/apt/apt.conf.d
 BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 # rpm reads macro files from its own macros.d only (PREFIX=/usr puts them
-# there); the brp script they name stays in PKGDATADIR.
+# there); the brp script they name stays in PKGDATADIR; the hook that adds
+# it to every build is read from $(SYSCONFDIR)/rpm (rpm reads /etc/rpm).
 RPMMACRODIR ?= $(LIBDIR)/rpm/macros.d
+RPMCONFDIR  ?= $(SYSCONFDIR)/rpm
 INSTALL     ?= install
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -279,12 +281,13 @@ INSTALLED = $(BINDIR)/elfthp-align \
 	$(UNITDIR)/elfthp-align.service $(UNITDIR)/elfthp-align.timer \
 	$(APTCONFDIR)/90elfthp-align \
 	$(BASHCOMPDIR)/elfthp-align \
-	$(RPMMACRODIR)/macros.elfthp-align $(PKGDATADIR)/brp-elfthp-align
+	$(RPMMACRODIR)/macros.elfthp-align $(PKGDATADIR)/brp-elfthp-align \
+	$(RPMCONFDIR)/macros.elfthp-align-hook
 # The path list is configuration: install does not overwrite one that is
 # there, and uninstall removes it only while it is as shipped.
 PATHS_CONF = $(SYSCONFDIR)/elfthp-align/paths
 SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-	-e 's|@PKGDATADIR@|$(PKGDATADIR)|g'
+	-e 's|@PKGDATADIR@|$(PKGDATADIR)|g' -e 's|@RPMMACRODIR@|$(RPMMACRODIR)|g'
 
 install-files:
 	@echo $(INSTALLED) $(PATHS_CONF)
@@ -293,7 +296,8 @@ install: elfthp-align
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
 	    $(DESTDIR)$(APTCONFDIR) $(DESTDIR)$(BASHCOMPDIR) \
-	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align $(DESTDIR)$(RPMMACRODIR)
+	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align $(DESTDIR)$(RPMMACRODIR) \
+	    $(DESTDIR)$(RPMCONFDIR)
 	$(INSTALL) -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
 	$(INSTALL) -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
 	$(SUBST) examples/cargo/elfthp-link > $(DESTDIR)$(PKGDATADIR)/elfthp-link
@@ -311,6 +315,8 @@ install: elfthp-align
 	chmod 644 $(DESTDIR)$(RPMMACRODIR)/macros.elfthp-align
 	$(SUBST) dist/rpm/brp-elfthp-align.in > $(DESTDIR)$(PKGDATADIR)/brp-elfthp-align
 	chmod 755 $(DESTDIR)$(PKGDATADIR)/brp-elfthp-align
+	$(SUBST) dist/rpm/macros.elfthp-align-hook.in > $(DESTDIR)$(RPMCONFDIR)/macros.elfthp-align-hook
+	chmod 644 $(DESTDIR)$(RPMCONFDIR)/macros.elfthp-align-hook
 	[ -e $(DESTDIR)$(PATHS_CONF) ] || \
 	    $(INSTALL) -m 644 dist/paths $(DESTDIR)$(PATHS_CONF)
 

@@ -33,6 +33,7 @@ out=$($MK install DESTDIR="$DEST" $DIRS 2>&1)
 assert "make install DESTDIR=...: exits 0" equals "exit" "$?:$out" "0:"
 expected="etc/apt/apt.conf.d/90elfthp-align
 etc/elfthp-align/paths
+etc/rpm/macros.elfthp-align-hook
 lib/systemd/system/elfthp-align.service
 lib/systemd/system/elfthp-align.timer
 usr/bin/elfthp-align
@@ -51,8 +52,8 @@ assert "make install: the installed files are exactly the expected ones" equals 
     "$(echo $got)" "$(echo $expected)"
 assert "make install: the Makefile's own list (install-files) agrees" equals "files" \
     "$($MK install-files $DIRS | tr ' ' '\n' | sed 's|^/||' | sort | tr '\n' ' ')" "$(echo $expected) "
-bad=$(grep -rl '@BINDIR@\|@SYSCONFDIR@\|@PKGDATADIR@' "$DEST" 2>/dev/null)
-assert "make install: no @BINDIR@, @SYSCONFDIR@ or @PKGDATADIR@ left in any file" equals "files" "$bad" ""
+bad=$(grep -rl '@[A-Z]*DIR@' "$DEST" 2>/dev/null)
+assert "make install: no @BINDIR@, @SYSCONFDIR@, @PKGDATADIR@ ... left in any file" equals "files" "$bad" ""
 assert "make install: the unit runs /usr/bin/elfthp-align on /etc/elfthp-align/paths" equals "ExecStart" \
     "$(sed -n 's/^ExecStart=//p' "$DEST/lib/systemd/system/elfthp-align.service")" \
     "/usr/bin/elfthp-align -q -r -x -f /etc/elfthp-align/paths"
