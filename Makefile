@@ -37,8 +37,9 @@
 #                   the tree and run lintian on it (build/deb/)
 #   make install    the tool, man page, Cargo/CMake link wrappers, the CMake
 #                   package (find_package(ElfthpAlign)) and elfthp-align.pc
-#                   for Meson, systemd
-#                   unit and timer, APT hook, path list, bash completion and
+#                   for Meson, systemd unit and timer, APT hook, path list,
+#                   bash completion, rpm build-root policy (macros and brp
+#                   script) and
 #                   docs; DESTDIR, PREFIX, BINDIR, MANDIR, DATADIR,
 #                   SYSCONFDIR, UNITDIR ... are honoured (see below)
 #   make uninstall  removes exactly what install put there
@@ -67,6 +68,11 @@ BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 # /usr/local prefix; arch-independent, so share/ (docs/buildsystems.md).
 CMAKEDIR    ?= $(DATAROOTDIR)/cmake/ElfthpAlign
 PKGCONFIGDIR ?= $(DATAROOTDIR)/pkgconfig
+# rpm reads macro files from its own macros.d only (PREFIX=/usr puts them
+# there); the brp script they name stays in PKGDATADIR; the hook that adds
+# it to every build is read from $(SYSCONFDIR)/rpm (rpm reads /etc/rpm).
+RPMMACRODIR ?= $(LIBDIR)/rpm/macros.d
+RPMCONFDIR  ?= $(SYSCONFDIR)/rpm
 INSTALL     ?= install
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -283,11 +289,14 @@ INSTALLED = $(BINDIR)/elfthp-align \
 	$(BASHCOMPDIR)/elfthp-align \
 	$(CMAKEDIR)/ElfthpAlignConfig.cmake \
 	$(CMAKEDIR)/ElfthpAlignConfigVersion.cmake \
-	$(PKGCONFIGDIR)/elfthp-align.pc
+	$(PKGCONFIGDIR)/elfthp-align.pc \
+	$(RPMMACRODIR)/macros.elfthp-align $(PKGDATADIR)/brp-elfthp-align \
+	$(RPMCONFDIR)/macros.elfthp-align-hook
 # The path list is configuration: install does not overwrite one that is
 # there, and uninstall removes it only while it is as shipped.
 PATHS_CONF = $(SYSCONFDIR)/elfthp-align/paths
-SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	-e 's|@PKGDATADIR@|$(PKGDATADIR)|g' -e 's|@RPMMACRODIR@|$(RPMMACRODIR)|g'
 # The CMake package and the .pc name the tool relative to themselves, so
 # that a DESTDIR staging tree or a moved prefix finds the tool beside them.
 relpath = $(shell realpath -m --relative-to=$(1) $(2))
@@ -305,7 +314,8 @@ install: elfthp-align
 	    $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
 	    $(DESTDIR)$(APTCONFDIR) $(DESTDIR)$(BASHCOMPDIR) \
 	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align \
-	    $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	    $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(RPMMACRODIR) $(DESTDIR)$(RPMCONFDIR)
 	$(INSTALL) -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
 	$(INSTALL) -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
 	$(SUBST) examples/cargo/elfthp-link > $(DESTDIR)$(PKGDATADIR)/elfthp-link
@@ -324,6 +334,12 @@ install: elfthp-align
 	    chmod 644 $(DESTDIR)$(CMAKEDIR)/$$f || exit 1; done
 	$(SUBST_BUILDSYS) dist/elfthp-align.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/elfthp-align.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/elfthp-align.pc
+	$(SUBST) dist/rpm/macros.elfthp-align.in > $(DESTDIR)$(RPMMACRODIR)/macros.elfthp-align
+	chmod 644 $(DESTDIR)$(RPMMACRODIR)/macros.elfthp-align
+	$(SUBST) dist/rpm/brp-elfthp-align.in > $(DESTDIR)$(PKGDATADIR)/brp-elfthp-align
+	chmod 755 $(DESTDIR)$(PKGDATADIR)/brp-elfthp-align
+	$(SUBST) dist/rpm/macros.elfthp-align-hook.in > $(DESTDIR)$(RPMCONFDIR)/macros.elfthp-align-hook
+	chmod 644 $(DESTDIR)$(RPMCONFDIR)/macros.elfthp-align-hook
 	[ -e $(DESTDIR)$(PATHS_CONF) ] || \
 	    $(INSTALL) -m 644 dist/paths $(DESTDIR)$(PATHS_CONF)
 

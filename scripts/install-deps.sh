@@ -9,12 +9,13 @@ set -eu
 BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev zlib1g-dev"
 # Independent checkers and fixture toolchains used by `make check`
 # (cmake, meson and ninja-build build the examples with the installed
-# CMake package and .pc file: test_buildsys.sh).
+# CMake package and .pc file: test_buildsys.sh; rpm and cpio: rpmbuild
+# and rpm2cpio | cpio in test_rpm.sh).
 TEST="binutils elfutils lld clang mandoc attr libcap2-bin acl e2fsprogs
  cmake meson ninja-build strace python3 python3-jsonschema coreutils util-linux xfsprogs btrfs-progs
  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
  gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-user golang-go cargo
- systemd debsums"
+ systemd debsums rpm cpio"
 # Building and checking the Debian package (make deb, .ci/run); devscripts
 # has hardening-check.
 PACKAGE="dpkg-dev debhelper lintian devscripts"

@@ -33,15 +33,18 @@ out=$($MK install DESTDIR="$DEST" $DIRS 2>&1)
 assert "make install DESTDIR=...: exits 0" equals "exit" "$?:$out" "0:"
 expected="etc/apt/apt.conf.d/90elfthp-align
 etc/elfthp-align/paths
+etc/rpm/macros.elfthp-align-hook
 lib/systemd/system/elfthp-align.service
 lib/systemd/system/elfthp-align.timer
 usr/bin/elfthp-align
+usr/lib/rpm/macros.d/macros.elfthp-align
 usr/share/bash-completion/completions/elfthp-align
 usr/share/cmake/ElfthpAlign/ElfthpAlignConfig.cmake
 usr/share/cmake/ElfthpAlign/ElfthpAlignConfigVersion.cmake
 usr/share/doc/elfthp-align/LICENSE
 usr/share/doc/elfthp-align/NEWS
 usr/share/doc/elfthp-align/README.md
+usr/share/elfthp-align/brp-elfthp-align
 usr/share/elfthp-align/elfthp-launch
 usr/share/elfthp-align/elfthp-link
 usr/share/elfthp-align/schema-1.json
@@ -52,8 +55,8 @@ assert "make install: the installed files are exactly the expected ones" equals 
     "$(echo $got)" "$(echo $expected)"
 assert "make install: the Makefile's own list (install-files) agrees" equals "files" \
     "$($MK install-files $DIRS | tr ' ' '\n' | sed 's|^/||' | sort | tr '\n' ' ')" "$(echo $expected) "
-bad=$(grep -rl '@BINDIR@\|@SYSCONFDIR@' "$DEST" 2>/dev/null)
-assert "make install: no @BINDIR@ or @SYSCONFDIR@ left in any file" equals "files" "$bad" ""
+bad=$(grep -rl '@[A-Z]*DIR@' "$DEST" 2>/dev/null)
+assert "make install: no @BINDIR@, @SYSCONFDIR@, @PKGDATADIR@ ... left in any file" equals "files" "$bad" ""
 assert "make install: the unit runs /usr/bin/elfthp-align on /etc/elfthp-align/paths" equals "ExecStart" \
     "$(sed -n 's/^ExecStart=//p' "$DEST/lib/systemd/system/elfthp-align.service")" \
     "/usr/bin/elfthp-align -q -r -x -f /etc/elfthp-align/paths"
