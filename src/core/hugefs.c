@@ -4,7 +4,7 @@
  * What a file system does with PMD-sized page-cache folios, and what that
  * means for the user: pure functions over facts gathered elsewhere
  * (fs_info.c reads them, host.c probes them).  The rules are those of the
- * man page, HUGE PAGES AT RUN TIME (measured on these machines, and read in
+ * docs/runtime.md, HUGE PAGES AT RUN TIME (measured on these machines, and read in
  * the kernel's mm/filemap.c and mm/readahead.c; docs/page-cache.md):
  *
  *   - a file-backed fault maps a PMD only where the page cache already

@@ -4,7 +4,7 @@
  * Unit tests of the run-time core: hugefs.c (what a file system does with
  * PMD-sized folios, the --host outcome and its advice)
  * and windows.c (which file ranges --warm works on, and its verdict).
- * The facts are those of the man page (HUGE PAGES AT RUN TIME); the
+ * The facts are those of docs/runtime.md (HUGE PAGES AT RUN TIME); the
  * layouts are those linkers make (GNU ld: offset == vaddr; lld: text at
  * offset + 0x1000).
  *
