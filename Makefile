@@ -21,7 +21,7 @@
 #                   16K pages) under qemu TCG and measure the outcome in each
 #                   (tests/vm/run.sh; packages cached in build/vm); with
 #                   VM_UPDATE=1 also rewrite tests/vm/results.txt and the
-#                   README's table; VM_GUESTS="NAME..." runs only those
+#                   table in docs/runtime.md; VM_GUESTS="NAME..." runs only those
 #   make check-system  a whole Debian 12 system (mmdebstrap, cached in
 #                   build/system): the unit's own command converges its /usr
 #                   (timed, bytes counted, a second run writes nothing), then

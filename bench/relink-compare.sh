@@ -13,7 +13,7 @@
 # are also rewritten with `elfthp-align -o`.  For each file:
 #   bytes, growth  the file size, and its difference from the default link;
 #   windows        usable/eligible: 2 MiB windows of non-writable PT_LOADs
-#                  (README: "Eligible"), usable when the segment's
+#                  (README: "Eligible", docs/rewrite.md), usable when the segment's
 #                  p_offset = p_vaddr (mod 2 MiB) and the largest p_align is
 #                  at least 2 MiB (so the kernel aligns the PIE's base);
 #   PMD-mapped     ShmemPmdMapped of the file's mappings in /proc/PID/smaps,
@@ -21,7 +21,7 @@
 #                  there, started with --hold), three runs (needs root;
 #                  "-" otherwise);
 #   output         the program prints the same as the default GNU ld link.
-# Prints a Markdown table (the README's "elfthp-align or a relink?").
+# Prints a Markdown table (docs/loading.md, "Relinking instead: -z max-page-size").
 # Objects and links go to bench/build/relink; the tmpfs is unmounted at exit.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -363,6 +363,7 @@ struct fs_expect {
 	enum tri readahead;	/* MADV_HUGEPAGE readahead makes them */
 	enum tri collapse;	/* MADV_COLLAPSE works on its files */
 	const char *why;	/* the fact behind a "no", or NULL */
+	const char *advice;	/* what would give huge folios for files there */
 };
 /* What a probe file measured there (--host); done false: no probe. */
 struct fs_probe {
@@ -517,6 +518,7 @@ struct warm_result {
 	const char *cache_why;	/* overlayfs: why not the real file */
 	char fs_type[32];
 	const char *fs_why;	/* WARM_NO_HUGE_FOLIOS: the fact behind it */
+	const char *fs_advice;	/* ... and what would help (fs_expect) */
 };
 uint64_t warm_not_huge(const struct warm_result *);
 

@@ -7,7 +7,7 @@
  * one write() per PMD-aligned range of the output, starting on its
  * boundary: that is what makes ext4 (6.16 and later) and XFS put it in
  * the page cache as one PMD-sized folio, so the next run maps the text
- * huge (the man page, HUGE PAGES AT RUN TIME).
+ * huge (docs/runtime.md, HUGE PAGES AT RUN TIME).
  * copy_file_range and FICLONE leave small folios or none at all; they are
  * kept for file systems that keep no huge folios anyway (btrfs), where
  * they are cheaper.  Memory use is one PMD, whatever the file's size.

@@ -3,7 +3,7 @@
 /*
  * One JSON dialect for every mode: objects written a key at a time, so
  * that no mode spells a line by hand.  Every line is one object that
- * starts with "schema" and "mode" (man page, JSON OUTPUT); byte counts are
+ * starts with "schema" and "mode" (docs/json.md, JSON OUTPUT); byte counts are
  * *_bytes; the output is valid UTF-8 (see json_string for file names
  * that are not).
  */

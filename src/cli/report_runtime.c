@@ -78,7 +78,7 @@ reason_text(char *buf, size_t len, const struct warm_result *r,
 		snprintf(buf, len, "the file system (%s) keeps no huge folios%s%s"
 		    "%s: %s", r->fs_type, r->fs_why ? " (" : "",
 		    r->fs_why ? r->fs_why : "", r->fs_why ? ")" : "",
-		    fs_move_advice(r->fs_type));
+		    r->fs_advice ? r->fs_advice : fs_move_advice(r->fs_type));
 		break;
 	case WARM_NO_HUGE_PAGE:
 		snprintf(buf, len, "no huge page could be allocated (memory "

@@ -4,7 +4,7 @@
  * What a file system does with PMD-sized page-cache folios, and what that
  * means for the user: pure functions over facts gathered elsewhere
  * (fs_info.c reads them, host.c probes them).  The rules are those of the
- * man page, HUGE PAGES AT RUN TIME (measured on these machines, and read in
+ * docs/runtime.md, HUGE PAGES AT RUN TIME (measured on these machines, and read in
  * the kernel's mm/filemap.c and mm/readahead.c; docs/page-cache.md):
  *
  *   - a file-backed fault maps a PMD only where the page cache already
@@ -98,6 +98,38 @@ expect_tmpfs(const struct fs_info *fs, struct kernel_version v,
 	}
 }
 
+/*
+ * What would give files there huge folios, for this kernel: ext4 has them
+ * from 6.16 only (make check-vm measured none on Debian's 6.1 and 6.12), so
+ * before that a newer kernel helps as much as another file system does,
+ * and on 6.16 or later "boot a newer kernel" would be no advice at all.
+ */
+static const char *
+fs_advice(const struct fs_info *fs, struct kernel_version v)
+{
+	bool ext4_ok = kernel_at_least(v, 6, 16);
+
+	if (is_tmpfs(fs))
+		return "mount it with huge=always or huge=within_size";
+	if (strcmp(fs->type, "ext4") == 0 && has_option(fs, "data=journal"))
+		return ext4_ok ? "mount it without data=journal, or put the "
+		    "files on XFS or a tmpfs mounted huge=always" :
+		    "put the files on XFS or a tmpfs mounted huge=always (ext4 "
+		    "keeps huge folios only from Linux 6.16, and not with "
+		    "data=journal)";
+	if (strcmp(fs->type, "ext4") == 0 && !ext4_ok)
+		return "put the files on XFS or a tmpfs mounted huge=always, "
+		    "or boot Linux 6.16 or later (a newer kernel, such as the "
+		    "distribution's backports, where it is that new), where "
+		    "ext4 keeps them";
+	if (strcmp(fs->type, "xfs") == 0 && !kernel_at_least(v, 5, 18))
+		return "put the files on a tmpfs mounted huge=always, or boot "
+		    "Linux 5.18 or later, where XFS keeps them";
+	return ext4_ok ? "put the files on ext4, XFS or a tmpfs mounted "
+	    "huge=always" : "put the files on XFS or a tmpfs mounted "
+	    "huge=always (ext4 only from Linux 6.16)";
+}
+
 void
 fs_expect(const struct fs_info *fs, struct kernel_version v,
     enum tri ro_thp_for_fs, struct fs_expect *e)
@@ -130,6 +162,7 @@ fs_expect(const struct fs_info *fs, struct kernel_version v,
 	}
 	if (e->write == TRI_YES && e->readahead != TRI_NO)
 		e->why = NULL;
+	e->advice = fs_advice(fs, v);
 }
 
 /* Files can be huge: from the probe where there was one, else expected. */
@@ -216,7 +249,7 @@ fs_outcome_sentence(char *buf, size_t len, enum fs_outcome o,
 		break;
 	case FS_NO_HUGE_FOLIOS:
 		snprintf(buf, len, "this file system keeps no huge folios (%s): "
-		    "%s", e->why ? e->why : fs->type, fs_move_advice(fs->type));
+		    "%s", e->why ? e->why : fs->type, e->advice);
 		break;
 	case FS_UNKNOWN:
 		snprintf(buf, len, "unknown for %s: run elfthp-align --host on a "

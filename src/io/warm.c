@@ -494,6 +494,7 @@ warm_expect(struct warm_ctx *c, const struct fs_info *fs)
 		return failed(c, e, where);
 	fs_expect(fs, host_kernel_version(), host_ro_thp_for_fs(), &c->expect);
 	c->r->fs_why = c->expect.why;
+	c->r->fs_advice = c->expect.advice;
 	/* Said only after a read through the overlay gave small folios. */
 	if (c->v.overlay && c->r->fs_why == NULL)
 		c->r->fs_why = "a read through it gave the real file, on a "

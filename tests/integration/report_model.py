@@ -24,7 +24,7 @@ MACHINES = {
 }
 PF_X, PF_W = 1, 2
 
-# The man page (JSON OUTPUT, schema 1).  TOP_CMP: what the model predicts.
+# docs/json.md (JSON OUTPUT, schema 1).  TOP_CMP: what the model predicts.
 TOP_KEYS = ["schema", "mode", "file", "status", "machine", "type", "geometry",
             "pmd_bytes", "alignment_bytes", "base_aligned_now",
             "base_aligned_after", "segments", "geometries"]

@@ -133,7 +133,7 @@ finding_loads_ok() {
 # findings go to $WORK/json.findings as "file<TAB>finding".
 cat > "$WORK/jsonl.py" <<'EOF'
 import json, sys
-# Schema 1 (man page, JSON OUTPUT): a file line, a line for a file that
+# Schema 1 (docs/json.md, JSON OUTPUT): a file line, a line for a file that
 # ended otherwise, and the closing summary, last.
 KEYS = {"schema", "mode", "file", "status", "findings", "findings_total",
         "windows_now", "windows_after"}

@@ -39,7 +39,7 @@
 # Every run uses setarch -R, the negative controls and the cases they
 # control alike: with ASLR a PIE base is 2 MiB-aligned once in 512 runs,
 # and its congruent windows would then map.  The THP sysfs setting is not changed here (the kernel does not
-# consult it for file text: see the man page, HUGE PAGES AT RUN TIME).  Needs root, loop devices and
+# consult it for file text: see docs/runtime.md, HUGE PAGES AT RUN TIME).  Needs root, loop devices and
 # each file system in the kernel: only a refusal by the kernel is a skip.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"

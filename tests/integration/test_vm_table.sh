@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # SPDX-FileCopyrightText: 2026 the elfthp-align authors
-# test_vm_table.sh BUILDDIR - the README's table of Debian kernels is what
+# test_vm_table.sh BUILDDIR - the table of Debian kernels (docs/runtime.md) is what
 # make check-vm measured (tests/vm/results.txt), made by tests/vm/table.sh.
 # No VM is booted here (make check-vm does that).
-#   - the table in README.md is what table.sh makes from the results;
+#   - the table in docs/runtime.md is what table.sh makes from the results;
 #   - a changed figure in a copy of the results makes --check fail (the
 #     check can fail);
 #   - every guest of tests/vm/matrix.txt has its tmpfs, ext4 and XFS rows.
@@ -17,12 +17,12 @@ table_same() {
     out=$(bash "$VMT/table.sh" --check "$@" 2>&1) && return 0
     WHY=$out; return 1
 }
-assert "README: the measured-kernel table is what tests/vm/results.txt makes" table_same
+assert "docs/runtime.md: the measured-kernel table is what tests/vm/results.txt makes" table_same
 
 # A copy of the results with one figure changed must not match.
 awk '!/^#/ && !done && NF == 14 { $9 = ($9 == 0 ? 12345 : 0); done = 1 } { print }' \
     "$VMT/results.txt" > "$WORK/results.txt"
-assert_not "README: a changed result is noticed" table_same "$WORK/results.txt"
+assert_not "docs/runtime.md: a changed result is noticed" table_same "$WORK/results.txt"
 
 every_guest_measured() {
     local name fs missing=""

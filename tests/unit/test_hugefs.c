@@ -4,7 +4,7 @@
  * Unit tests of the run-time core: hugefs.c (what a file system does with
  * PMD-sized folios, the --host outcome and its advice)
  * and windows.c (which file ranges --warm works on, and its verdict).
- * The facts are those of the man page (HUGE PAGES AT RUN TIME); the
+ * The facts are those of docs/runtime.md (HUGE PAGES AT RUN TIME); the
  * layouts are those linkers make (GNU ld: offset == vaddr; lld: text at
  * offset + 0x1000).
  *
@@ -211,6 +211,47 @@ test_sentences(void **state)
 	assert_string_equal(fs_outcome_name(FS_NO_HUGE_FOLIOS), "no-huge-folios");
 }
 
+/*
+ * --host on a file system without huge folios says what would give them,
+ * for the kernel it runs: on ext4 before 6.16, XFS, a tmpfs or a newer
+ * kernel (not only that nothing will); on 6.16 or later no "newer kernel".
+ */
+static void
+host_sentence(char *buf, size_t len, struct fs_info *fs,
+    struct kernel_version v)
+{
+	struct fs_expect e;
+
+	fs_expect(fs, v, TRI_NO, &e);
+	fs_outcome_sentence(buf, len, FS_NO_HUGE_FOLIOS, fs, &e);
+}
+
+static void
+test_advice(void **state)
+{
+	struct fs_info ext4 = fs_of("ext4", ""), btrfs = fs_of("btrfs", "");
+	struct fs_info journal = fs_of("ext4", "");
+	char buf[512];
+
+	(void)state;
+	snprintf(journal.options, sizeof(journal.options), "rw,data=journal");
+	host_sentence(buf, sizeof(buf), &ext4, k6_6);
+	assert_non_null(strstr(buf, "ext4 has large folios only from Linux 6.16"));
+	assert_non_null(strstr(buf, "put the files on XFS or a tmpfs mounted "
+	    "huge=always"));
+	assert_non_null(strstr(buf, "boot Linux 6.16 or later"));
+	assert_non_null(strstr(buf, "backports"));
+	host_sentence(buf, sizeof(buf), &journal, k6_18);
+	assert_non_null(strstr(buf, "mount it without data=journal"));
+	assert_null(strstr(buf, "boot"));
+	host_sentence(buf, sizeof(buf), &journal, k6_6);
+	assert_non_null(strstr(buf, "put the files on XFS"));
+	host_sentence(buf, sizeof(buf), &btrfs, k6_18);
+	assert_non_null(strstr(buf, "put the files on ext4, XFS or a tmpfs"));
+	host_sentence(buf, sizeof(buf), &btrfs, k6_6);
+	assert_non_null(strstr(buf, "(ext4 only from Linux 6.16)"));
+}
+
 /* A file: headers and n PT_LOADs, as readelf would show them. */
 struct layout {
 	struct elf_layout L;
@@ -340,6 +381,7 @@ main(void)
 		cmocka_unit_test(test_tmpfs),
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_sentences),
+		cmocka_unit_test(test_advice),
 		cmocka_unit_test(test_warm_plan_lld),
 		cmocka_unit_test(test_warm_plan_overlap),
 		cmocka_unit_test(test_settle_verdict),

@@ -19,7 +19,7 @@ tests/vm/guest.sh) and checks:
     original and the rewritten fixture measured on tmpfs (where only the
     layout decides);
   - --pid's PMD-mapped bytes equal smaps' for the running fixture;
-  - the results equal RESULTS (tests/vm/results.txt, what the README's
+  - the results equal RESULTS (tests/vm/results.txt, what docs/runtime.md's
     table is made from), the kernel's exact release aside; with --update,
     RESULTS is rewritten instead.
 Writes VMDIR/results.txt; prints "ok - ..." or "FAIL - ..." per check and
@@ -36,7 +36,7 @@ HEADER = """\
 # SPDX-License-Identifier: BSD-2-Clause
 # SPDX-FileCopyrightText: 2026 the elfthp-align authors
 # Measured by make check-vm (tests/vm/run.sh --update writes this file; the
-# README's run-time table is made from it by tests/vm/table.sh).
+# run-time table of docs/runtime.md is made from it by tests/vm/table.sh).
 # FilePmdMapped or ShmemPmdMapped (kB) of the rewritten fixture in each guest:
 # orig: the fixture as linked; rewrite: the run after elfthp-align -o;
 # cold: after fsync + POSIX_FADV_DONTNEED; warm: after that and --warm;
@@ -294,7 +294,7 @@ def main(argv):
             same = want is not None and want[:1] + want[2:] == got[:1] + got[2:]
             c.check(same, f"{r['guest']} {r['fs']}: as in tests/vm/results.txt",
                     f"measured [{' '.join(got)}], committed [{' '.join(want or [])}]"
-                    " (make check-vm VM_UPDATE=1 rewrites it and the README table)")
+                    " (make check-vm VM_UPDATE=1 rewrites it and the table of docs/runtime.md)")
     print(f"check-vm: {c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0
 

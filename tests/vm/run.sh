@@ -29,7 +29,7 @@
 # the test, nothing in it is skipped.
 #
 # --update also copies the results to tests/vm/results.txt and regenerates
-# the README's table from them (tests/vm/table.sh); without it, a result
+# the table of docs/runtime.md from them (tests/vm/table.sh); without it, a result
 # that differs from tests/vm/results.txt is a failure.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)

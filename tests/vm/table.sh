@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # SPDX-FileCopyrightText: 2026 the elfthp-align authors
-# table.sh [--check] [RESULTS [README]] - the README's table of measured
+# table.sh [--check] [RESULTS [DOC]] - the table of measured
 # kernels, made from tests/vm/results.txt (what make check-vm measured).
 #
-#   bash tests/vm/table.sh           rewrite the table in README.md
+#   bash tests/vm/table.sh           rewrite the table in docs/runtime.md
 #   bash tests/vm/table.sh --check   change nothing; exit 1 (with a diff) if
 #                                    the table is not what RESULTS makes
 #                                    (tests/integration/test_vm_table.sh)
@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 check=0
 [ "${1:-}" = --check ] && { check=1; shift; }
 RESULTS=${1:-$ROOT/tests/vm/results.txt}
-README=${2:-$ROOT/README.md}
+README=${2:-$ROOT/docs/runtime.md}   # the file that holds the table
 die() { echo "table.sh: $*" >&2; exit 2; }
 [ -f "$RESULTS" ] || die "$RESULTS: no such file"
 [ -f "$README" ] || die "$README: no such file"
@@ -52,15 +52,15 @@ case $? in
 esac
 if [ $check -eq 1 ]; then
     if cmp -s "$README" "$new"; then
-        echo "same: the README's measured-kernel table is what ${RESULTS#"$ROOT"/} makes"
+        echo "same: the measured-kernel table of ${README#"$ROOT"/} is what ${RESULTS#"$ROOT"/} makes"
         exit 0
     fi
-    echo "differ: the README's measured-kernel table (run bash tests/vm/table.sh)"
-    diff -u --label README.md --label generated "$README" "$new" | sed 's/^/    /'
+    echo "differ: the measured-kernel table of ${README#"$ROOT"/} (run bash tests/vm/table.sh)"
+    diff -u --label "${README#"$ROOT"/}" --label generated "$README" "$new" | sed 's/^/    /'
     exit 1
 fi
 if cmp -s "$README" "$new"; then
-    echo "README.md: measured-kernel table unchanged"
+    echo "${README#"$ROOT"/}: measured-kernel table unchanged"
 else
-    cat "$new" > "$README" && echo "README.md: measured-kernel table regenerated"
+    cat "$new" > "$README" && echo "${README#"$ROOT"/}: measured-kernel table regenerated"
 fi
