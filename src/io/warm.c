@@ -644,7 +644,11 @@ changed_under(const struct warm_ctx *c, char *err, size_t n)
 	return true;
 }
 
-/* The last range first: see warm_file. */
+/*
+ * Last range first: MADV_HUGEPAGE readahead reads the next PMD too, and
+ * racing it (small folios half read, pages locked) would leave ranges
+ * small; the next range is then always done already.
+ */
 static int
 warm_ranges(struct warm_ctx *c, const struct warm_plan *w, const bool *todo,
     const struct fs_info *fs, bool *dirty)
@@ -754,7 +758,7 @@ blind_range(struct warm_ctx *c, uint64_t k)
 	c->r->read_bytes += read;
 }
 
-/* Every range, the last first (see warm_file). */
+/* Every range, the last first (see warm_ranges). */
 static int
 warm_blind(struct warm_ctx *c, const struct warm_plan *w,
     const struct fs_info *fs)
@@ -789,6 +793,21 @@ blind_probe(struct warm_ctx *c)
 	return 0;
 }
 
+/* What r says before anything is looked at: every window, none huge yet. */
+static void
+result_init(const struct warm_plan *w, const struct warm_request *q,
+    struct warm_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->windows = w->warmable + w->misaligned;
+	r->not_huge[WARM_NOT_ALIGNED] = w->misaligned;
+	r->base_aligned = w->base_aligned;
+	r->look_only = q->look_only;
+	r->pmd = w->pmd;
+	if (q->states != NULL)
+		memset(q->states, WINDOW_NONE, w->nranges);
+}
+
 /*
  * Warm the ranges of w in the file open as fd (path names it, to find its
  * file system), or with q->look_only only say what that would do.  Fills
@@ -807,25 +826,13 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 	bool *todo = NULL, dirty = false;
 	int rc = -1;
 
-	memset(r, 0, sizeof(*r));
-	r->windows = w->warmable + w->misaligned;
-	r->not_huge[WARM_NOT_ALIGNED] = w->misaligned;
-	r->base_aligned = w->base_aligned;
-	r->look_only = q->look_only;
-	r->pmd = w->pmd;
-	if (q->states != NULL)
-		memset(q->states, WINDOW_NONE, w->nranges);
+	result_init(w, q, r);
 	if (w->warmable == 0)
 		return 0;
 	if ((todo = calloc(w->nranges, sizeof(*todo))) == NULL)
 		return error_text(err, n, "out of memory");
 	if (warm_setup(&c, &fs) != 0)
 		goto out;
-	/*
-	 * Last range first: MADV_HUGEPAGE readahead reads the next PMD too,
-	 * and racing it (small folios half read, pages locked) would leave
-	 * ranges small; the next range is then always done already.
-	 */
 	if (blind_probe(&c) != 0)
 		goto out;
 	if (c.blind) {
