@@ -116,7 +116,8 @@ pid_report(const struct options *o)
 	sum.zombies = s.zombies;
 	sum.unread = s.unread;
 	sum.nunread = s.nunread;
-	if (s.processes > 0 || o->pid_all)
+	/* Messages lost (out of memory): a summary would count too few. */
+	if ((s.processes > 0 || o->pid_all) && s.notes_lost == 0)
 		report_pid_summary(stdout, o, &sum);
 	rc = s.notes_lost > 0 ? 2 : s.rc;
 	pid_scan_free(&s);

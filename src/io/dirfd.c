@@ -33,6 +33,36 @@
  */
 #define DIR_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
 
+/*
+ * A directory's name near PATH_MAX (a deep tree) would fill the caller's
+ * error buffer (512 bytes in process.c) and cut off the problem itself:
+ * messages quote only its last DIR_SHOWN bytes, after "...".
+ */
+#define DIR_SHOWN 200
+
+struct shown {
+	const char *dots;	/* "..." where the start was left out */
+	int len;
+	const char *s;
+};
+
+/* s[0..len) as a message quotes it: "%s%.*s", q.dots, q.len, q.s. */
+static struct shown
+shown_tail(const char *s, size_t len)
+{
+	struct shown q = { .dots = "", .len = (int)len, .s = s };
+
+	if (len <= DIR_SHOWN)
+		return q;
+	q.dots = "...";
+	q.s = s + len - DIR_SHOWN;
+	/* Start at a character, not inside a UTF-8 sequence. */
+	while (q.s < s + len && ((unsigned char)*q.s & 0xc0) == 0x80)
+		q.s++;
+	q.len = (int)(s + len - q.s);
+	return q;
+}
+
 static int
 component_error(const char *comp, size_t len, int e, char *err, size_t n)
 {
@@ -65,9 +95,11 @@ dir_open_beneath(int start, const char *rel, size_t len, char *err, size_t n)
 			continue;
 		}
 		if (clen > NAME_MAX || (clen == 2 && memcmp(p, "..", 2) == 0)) {
+			struct shown q = shown_tail(p, clen);
+
 			close(fd);
-			return error_text(err, n, "%.*s: not a name below the "
-			    "directory", (int)clen, p);
+			return error_text(err, n, "%s%.*s: not a name below the "
+			    "directory", q.dots, q.len, q.s);
 		}
 		memcpy(comp, p, clen);
 		comp[clen] = '\0';
@@ -94,15 +126,18 @@ int
 dir_open_walked(const char *root, dev_t dev, ino_t ino, const char *rel_dir,
     size_t len, char *err, size_t n)
 {
+	struct shown q = shown_tail(root, strlen(root));
 	struct stat st;
 	int rfd = open(root, DIR_FLAGS), fd;
 
 	if (rfd < 0)
-		return error_text(err, n, "%s: %s", root, strerror(errno));
+		return error_text(err, n, "%s%.*s: %s", q.dots, q.len, q.s,
+		    strerror(errno));
 	if (fstat(rfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
 		close(rfd);
-		return error_text(err, n, "%s was replaced by another "
-		    "directory since the walk; not followed", root);
+		return error_text(err, n, "%s%.*s was replaced by another "
+		    "directory since the walk; not followed", q.dots, q.len,
+		    q.s);
 	}
 	fd = dir_open_beneath(rfd, rel_dir, len, err, n);
 	close(rfd);
@@ -139,8 +174,12 @@ dir_open_parent(const char *path, bool exact, const char **base, char *err,
 	/* "prog", "/prog", "dir/prog" */
 	if ((dir = strndup(slash ? path : ".", len ? len : 1)) == NULL)
 		return error_text(err, n, "out of memory");
-	if ((fd = open(dir, DIR_FLAGS)) < 0)
-		error_text(err, n, "%s: %s", dir, strerror(errno));
+	if ((fd = open(dir, DIR_FLAGS)) < 0) {
+		struct shown q = shown_tail(dir, strlen(dir));
+
+		error_text(err, n, "%s%.*s: %s", q.dots, q.len, q.s,
+		    strerror(errno));
+	}
 	free(dir);
 	return fd;
 }
