@@ -402,8 +402,10 @@ place_linked(struct job *j, struct atomic_file *a)
 		    &base, why, sizeof(why));
 		if (dfd < 0) {
 			atomic_links_abort(&l);
-			rc = error_text(j->msg, sizeof(j->msg), "%s: %s; left "
-			    "every name as it was", g->others[i].name, why);
+			/* why first: a long name may be cut, the problem not. */
+			rc = error_text(j->msg, sizeof(j->msg), "%s; left "
+			    "every name as it was (the other name: %s)", why,
+			    g->others[i].name);
 		} else {
 			rc = atomic_links_add(&l, dfd, base, g->others[i].name,
 			    j->msg, sizeof(j->msg));
