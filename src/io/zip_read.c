@@ -329,16 +329,31 @@ libzip_refusal(int code, char *err, size_t n)
 	return st;
 }
 
+/*
+ * libzip's name for an entry and the central directory's bytes: the same,
+ * but where libzip shows a NUL byte as something else (a space).
+ */
+static bool
+same_name(const char *libzip, const struct archive_entry *e)
+{
+	size_t k;
+
+	if (libzip == NULL || strlen(libzip) != e->name_len)
+		return false;
+	for (k = 0; k < e->name_len; k++)
+		if (libzip[k] != e->name[k] && e->name[k] != '\0')
+			return false;
+	return true;
+}
+
 /* Does libzip's entry i say what the central directory walk read? */
 static bool
 agrees(zip_t *za, const struct archive_entry *e, size_t i)
 {
-	const char *name = zip_get_name(za, i, ZIP_FL_ENC_RAW);
 	zip_stat_t s;
 
-	if (zip_stat_index(za, i, ZIP_FL_ENC_RAW, &s) != 0 || name == NULL ||
-	    strlen(name) > e->name_len ||
-	    memcmp(name, e->name, strlen(name)) != 0)
+	if (zip_stat_index(za, i, ZIP_FL_ENC_RAW, &s) != 0 ||
+	    !same_name(zip_get_name(za, i, ZIP_FL_ENC_RAW), e))
 		return false;
 	return (!(s.valid & ZIP_STAT_SIZE) || s.size == e->size) &&
 	    (!(s.valid & ZIP_STAT_COMP_SIZE) || s.comp_size == e->comp_size) &&
