@@ -18,7 +18,8 @@ lib/, a manifest), fixable (mixed without the 4 KiB-linked one), clean
 (100000 entries and one clean library), dup (two entries of one name),
 dotdot (a library named lib/arm64-v8a/../../evil.so), nul (a NUL byte in
 a library's name), huge (an entry whose sizes claim 4 GiB - 2), bomb (300
-MiB of zeros, deflated to about 300 KiB), truncated (mixed, cut in
+MiB of zeros, deflated to about 300 KiB), lie (a deflated library whose
+sizes claim 1000 bytes), truncated (mixed, cut in
 half), cdpast (mixed, its central directory offset past the end).
 """
 import struct
@@ -86,6 +87,8 @@ def build(out, kind, l16, l4):
         elif kind == 'dotdot':
             add(z, lib + 'libok.so', l16, align=PAGE)
             add(z, lib + '../../evil.so', l16, align=PAGE)
+        elif kind == 'lie':
+            add(z, lib + 'liblie.so', l16, compress=True)
         elif kind in ('nul', 'huge'):
             add(z, lib + 'libok.so', l16, align=PAGE)
             add(z, lib + ('libXnul.so' if kind == 'nul' else 'libhuge.so'),
@@ -96,11 +99,15 @@ def build(out, kind, l16, l4):
     if kind == 'nul':
         # zipfile cuts names at a NUL: put it in both headers afterwards.
         data = data.replace(b'libXnul.so', b'lib\0nul.so')
-    elif kind == 'huge':
-        # The uncompressed size in the local and the central header.
+    elif kind in ('huge', 'lie'):
+        # The uncompressed size in the local and the central header (of
+        # the second entry for huge, the first for lie).
         for sig, at in ((b'PK\3\4', 22), (b'PK\1\2', 24)):
-            p = data.find(sig, data.find(sig) + 1)
-            data[p + at:p + at + 4] = struct.pack('<I', 0xfffffffe)
+            p = data.find(sig)
+            if kind == 'huge':
+                p = data.find(sig, p + 1)
+            data[p + at:p + at + 4] = struct.pack('<I', 0xfffffffe if
+                                                  kind == 'huge' else 1000)
     elif kind == 'truncated':
         data = data[:len(data) // 2]
     elif kind == 'cdpast':

@@ -20,7 +20,8 @@
 #     the name; a bundle's libraries get the ELF rule only;
 #   - hostile archives, run under ulimit -v and a timeout: truncated, a
 #     central directory past the end, an entry claiming 4 GiB, a zip bomb
-#     (300 MiB of zeros), duplicate names, a name with ../, a NUL in a name:
+#     (300 MiB of zeros), a library that inflates past the size it claims,
+#     duplicate names, a name with ../, a NUL in a name:
 #     exit 2 and a message that names the archive (or the entry) and the
 #     problem; 100000 entries: checked, in bounded time and memory.
 . "$(dirname "$0")/lib.sh"
@@ -50,7 +51,7 @@ assert "the 4 KiB-linked library has p_align 0x1000 (readelf)" \
     equals "p_align" "$(p_align_of "$WORK/l4.so")" "0x1000 "
 
 mk() { $MKZIP "$WORK/$1" "$2" "$WORK/l16.so" "$WORK/l4.so"; }
-for k in mixed fixable clean aab many dup dotdot nul huge bomb truncated cdpast; do
+for k in mixed fixable clean aab many dup dotdot nul huge bomb lie truncated cdpast; do
     case $k in
         aab) mk app.aab aab ;;
         *) mk "$k.apk" "$k" ;;
@@ -197,6 +198,8 @@ refused huge.apk 'huge.apk!/lib/arm64-v8a/libhuge.so' \
     "compressed, and inflates to 4294967294 bytes, more than the 268435456 this tool inflates"
 refused bomb.apk 'bomb.apk!/lib/arm64-v8a/libbomb.so' \
     "compressed, and inflates to 314572800 bytes, more than the 268435456"
+refused lie.apk 'lie.apk!/lib/arm64-v8a/liblie.so' \
+    "cannot inflate it: it inflates past its stated size"
 refused dup.apk dup.apk "two entries have the same name"
 refused dotdot.apk 'dotdot.apk!/lib/arm64-v8a/../../evil.so' \
     "entry 1: an unsafe name (a NUL byte, an absolute path or a .. component)"
