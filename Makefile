@@ -102,8 +102,17 @@ HARDEN_LDFLAGS = -pie -Wl,-z,relro,-z,now
 # Deferred (=, not :=) so that `make deps check` asks pkg-config only after
 # the packages are installed.
 # zlib reads /proc/config.gz; libelf-dev depends on zlib1g-dev already.
-ELF_CFLAGS    = $(shell $(PKG_CONFIG) --cflags libelf libbsd zlib)
-ELF_LIBS      = $(shell $(PKG_CONFIG) --libs libelf libbsd zlib)
+ELF_CFLAGS    = $(shell $(PKG_CONFIG) --cflags libelf libbsd zlib libzip)
+ELF_LIBS      = $(shell $(PKG_CONFIG) --libs libelf libbsd zlib libzip)
+# Archives (--check --compat app.apk: docs/android.md) need libzip; make
+# WITH_LIBZIP=0 builds without it, and an archive is then an error that
+# says so (the static guests' build in tests/vm/run.sh has no libzip.a).
+WITH_LIBZIP ?= 1
+ifeq ($(WITH_LIBZIP),0)
+override ELF_CFLAGS = $(shell $(PKG_CONFIG) --cflags libelf libbsd zlib)
+override ELF_LIBS   = $(shell $(PKG_CONFIG) --libs libelf libbsd zlib)
+PROJECT_CPPFLAGS += -DELFTHP_NO_ZIP
+endif
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 
@@ -116,16 +125,16 @@ CORE_SRCS = src/segment_pad.c src/core/layout.c src/core/validate.c \
        src/core/plan_check.c src/core/plan_error.c src/core/compat.c \
        src/core/findings.c src/core/geometry.c src/core/impact.c \
        src/core/hugefs.c src/core/windows.c src/core/pid_verdict.c \
-       src/core/measure_stats.c
+       src/core/measure_stats.c src/core/archive.c
 IO_SRCS = src/phdr_rewrite.c src/io/elf_read.c src/io/atomic_file.c \
        src/io/fs_info.c src/io/pagecache.c src/io/pc_view.c src/io/warm.c src/io/pid_scan.c \
        src/io/error_text.c src/io/host_probe.c src/io/dest.c \
        src/io/dirfd.c src/io/measure_run.c src/io/placement.c \
-       src/io/atomic_links.c
+       src/io/atomic_links.c src/io/zip_read.c
 CLI_SRCS = src/main.c src/report.c src/cli/process.c src/cli/runner.c \
        src/cli/report_check.c src/cli/report_runtime.c src/cli/json_out.c \
        src/cli/host.c src/cli/path_list.c src/cli/pid_mode.c src/cli/format.c \
-       src/cli/measure.c
+       src/cli/measure.c src/cli/archive_check.c
 SRCS = $(CLI_SRCS) $(IO_SRCS) $(CORE_SRCS)
 OBJS = $(SRCS:.c=.o)
 CORE_OBJS = $(CORE_SRCS:.c=.o)
@@ -148,12 +157,14 @@ UNIT_test_hugefs       = $(FIXTURE) src/core/layout.o src/core/hugefs.o \
                          src/core/windows.o
 UNIT_test_pid_verdict  = $(FIXTURE) src/core/layout.o src/core/pid_verdict.o
 UNIT_test_measure_stats = src/core/measure_stats.o
+UNIT_test_archive      = src/core/archive.o
 
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_geometry \
              tests/unit/test_impact tests/unit/test_compat \
              tests/unit/test_hugefs tests/unit/test_plan_check \
              tests/unit/test_pid_verdict tests/unit/test_validate \
-             tests/unit/test_plan_refusals tests/unit/test_measure_stats
+             tests/unit/test_plan_refusals tests/unit/test_measure_stats \
+             tests/unit/test_archive
 # The write pass on images it builds with libelf: every object but main.o,
 # and the output writes wrapped so that it can make the Nth one fail.
 WRITE_TESTS = tests/test_rewrite

@@ -23,8 +23,8 @@ PROFDATA=$(pick llvm-profdata) COV=$(pick llvm-cov)
 [ -d "$B/seeds" ] || { echo "coverage.sh: run make fuzz first (no seeds)" >&2; exit 1; }
 rm -rf "$C" && mkdir -p "$C/obj" "$C/prof" "$C/tmp" || exit 1
 cd "$ROOT" || exit 1
-FLAGS="-g -O1 -fprofile-instr-generate -fcoverage-mapping -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE $(pkg-config --cflags libelf libbsd zlib)"
-LIBS="$(pkg-config --libs libelf libbsd zlib) -lpthread"
+FLAGS="-g -O1 -fprofile-instr-generate -fcoverage-mapping -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE $(pkg-config --cflags libelf libbsd zlib libzip)"
+LIBS="$(pkg-config --libs libelf libbsd zlib libzip) -lpthread"
 
 # build NAME EXTRA-CFLAGS SOURCES...
 build() {

@@ -63,7 +63,7 @@ elif [ "${FUZZ_WRITE:-0}" = 1 ]; then
     variant=write BIN=$B/fuzz_read_plan_write LOG=$B/fuzz-write.log
 fi
 mkdir -p "$CORPUS" "$SEEDS"
-pc=$(pkg-config --cflags --libs libelf libbsd zlib) || { echo "run.sh: pkg-config libelf libbsd zlib failed" >&2; exit 1; }
+pc=$(pkg-config --cflags --libs libelf libbsd zlib libzip) || { echo "run.sh: pkg-config libelf libbsd zlib libzip failed" >&2; exit 1; }
 cd "$ROOT" || exit 1
 objs=""
 # An object is stale when any header is newer than it.
@@ -76,7 +76,7 @@ echo "# building $(basename "$BIN") ($variant) with $CLANG"
 for s in $SRCS $HARNESS; do
     o=$B/obj/$(basename "${s%.c}").$variant.o
     if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || newer_header "$o" || [ "$0" -nt "$o" ]; then
-        $CLANG $CFLAGS $(pkg-config --cflags libelf libbsd zlib) -c -o "$o" "$s" ||
+        $CLANG $CFLAGS $(pkg-config --cflags libelf libbsd zlib libzip) -c -o "$o" "$s" ||
             { echo "run.sh: compiling $s failed" >&2; exit 1; }
     fi
     objs="$objs $o"

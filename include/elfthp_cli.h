@@ -176,6 +176,8 @@ void report_check(FILE *, const struct options *, const char *name,
     size_t n, size_t total, enum file_class);
 void report_check_not_done(FILE *, const struct options *, const char *name,
     uintmax_t links, size_t found);
+void findings_json(struct json *, const struct options *, const char *name,
+    const struct elf_layout *, const struct finding *, size_t n);
 void report_compat(FILE *, const struct options *, const char *name,
     const struct elf_layout *, uint64_t page, const struct finding *,
     size_t n, size_t total, enum file_class);
@@ -192,6 +194,10 @@ void report_pid_summary(FILE *, const struct options *,
     const struct pid_summary *);
 void report_pid_message(FILE *, const struct options *, long pid,
     const char *status, const char *message);
+/* cli/archive_check.c: --check --compat on an APK, app bundle or zip. */
+bool archive_named(const char *name, int fd, bool walked);
+enum file_class archive_check(int fd, const char *name,
+    const struct options *, FILE *out, FILE *err);
 struct host_facts;
 void report_host(FILE *, const struct options *, const struct host_facts *);
 

@@ -293,6 +293,40 @@ bool refusal_finding(const struct plan_error *, struct finding *,
 int compat_report(const struct elf_layout *, uint64_t page, struct finding *,
     size_t max, size_t *n, enum file_class *verdict);
 
+/*
+ * archive.c: Android's rules for the native libraries in an APK, an app
+ * bundle or a zip; pure, over what the io layer read from the central
+ * directory and the local headers (docs/android.md).
+ */
+enum entry_kind {
+	ENTRY_OTHER,		/* not a native library: not looked at */
+	ENTRY_NATIVE_LIB,	/* lib/ABI/NAME.so (a bundle: MODULE/lib/...) */
+	ENTRY_BAD_NAME,		/* a NUL, an absolute path or a .. component */
+};
+enum zip_verdict {
+	ZIP_ALIGNED,		/* stored, its data at a multiple of the page */
+	ZIP_UNALIGNED,		/* stored, its data not page-aligned */
+	ZIP_COMPRESSED,		/* compressed: the installer must extract it */
+	ZIP_BUNDLE,		/* in an app bundle: bundletool lays out the APKs */
+};
+struct archive_entry {
+	char *name;		/* the name's bytes, and a NUL after them */
+	size_t name_len;	/* as the central directory gives it */
+	uint16_t method;	/* 0: stored */
+	uint64_t header_offset;	/* of the local header */
+	uint64_t data_offset;	/* of the data, after the local header */
+	uint64_t comp_size;	/* bytes in the archive */
+	uint64_t size;		/* bytes once inflated */
+};
+bool archive_is_bundle(const struct archive_entry *, size_t count);
+enum entry_kind archive_entry_kind(const char *name, size_t len, bool bundle);
+enum zip_verdict archive_zip_verdict(const struct archive_entry *,
+    uint64_t page, bool bundle);
+enum file_class archive_entry_class(enum zip_verdict, enum file_class elf);
+enum file_class archive_class_fold(enum file_class archive,
+    enum file_class entry);
+const char *zip_verdict_name(enum zip_verdict);
+
 /* geometry.c: page geometries and the alignment they call for. */
 struct geometry {
 	const char *name;

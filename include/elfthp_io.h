@@ -38,7 +38,33 @@ enum read_status {
 };
 int elf_lib_init(void);
 enum read_status layout_read(int fd, struct elf_layout *, char *, size_t);
+enum read_status layout_read_range(int fd, uint64_t off, uint64_t size,
+    struct elf_layout *, char *, size_t);
+enum read_status layout_read_mem(const void *, size_t, struct elf_layout *,
+    char *, size_t);
 void layout_free(struct elf_layout *);
+
+/*
+ * zip_read.c: an APK, app bundle or zip (libzip, and the central
+ * directory read here for the data offsets).  Built with -DELFTHP_NO_ZIP
+ * (make WITH_LIBZIP=0), zip_listing_read refuses every archive.
+ */
+/* The most bytes one compressed entry is inflated to (docs/android.md). */
+#define ZIP_INFLATE_MAX	(UINT64_C(256) << 20)
+struct zip_listing {
+	struct archive_entry *entries;	/* in central-directory order */
+	size_t count;
+	bool bundle;		/* an app bundle: BundleConfig.pb at its root */
+	int fd;			/* the archive, not owned */
+	uint64_t size;		/* its size */
+	void *za;		/* libzip's handle, or NULL */
+};
+bool zip_magic(int fd);
+enum read_status zip_listing_read(int fd, struct zip_listing *, char *,
+    size_t);
+enum read_status zip_entry_layout(struct zip_listing *, size_t i,
+    struct elf_layout *, char *, size_t);
+void zip_listing_free(struct zip_listing *);
 
 /* phdr_rewrite.c: the write pass (bytes and headers). */
 enum copy_how {

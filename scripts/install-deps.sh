@@ -6,7 +6,7 @@
 # Run as root, or with sudo available.
 set -eu
 
-BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev zlib1g-dev"
+BUILD="gcc make pkg-config libelf-dev libbsd-dev libcmocka-dev zlib1g-dev libzip-dev"
 # Independent checkers and fixture toolchains used by `make check`
 # (cmake, meson and ninja-build build the examples with the installed
 # CMake package and .pc file: test_buildsys.sh; rpm and cpio: rpmbuild

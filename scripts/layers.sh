@@ -7,7 +7,8 @@
 # (src/io, src/phdr_rewrite.c), cli (src/cli, src/main.c, src/report.c).
 #  1. #include lines: a layer includes its own header and those below it
 #     (core: elfthp_core.h, elfthp_util.h; io: + elfthp_io.h; cli: +
-#     elfthp_cli.h), and only the io layer includes <libelf.h>/<gelf.h>.
+#     elfthp_cli.h), and only the io layer includes <libelf.h>/<gelf.h>
+#     (and libzip's <zip.h>).
 #  2. nm -u of every object: an arrow (a symbol one object uses and another
 #     defines) never runs up a layer, and the arrows make no circle
 #     (tsort).  -v prints the arrows.
@@ -57,8 +58,8 @@ for f in $srcs include/*.h; do
 		[ "$(rank "$hl")" -le "$(rank "$l")" ] ||
 		    bad "$f ($l) includes $h ($hl): an arrow up"
 	done
-	if grep -q '^#include <\(libelf\|gelf\)\.h>' "$f" && [ "$l" != io ]; then
-		bad "$f ($l) includes libelf: only the io layer may"
+	if grep -q '^#include <\(libelf\|gelf\|zip\)\.h>' "$f" && [ "$l" != io ]; then
+		bad "$f ($l) includes libelf or libzip: only the io layer may"
 	fi
 done
 

@@ -866,6 +866,12 @@ process_file_ref(const struct file_ref *r, const struct options *o, FILE *out,
 
 	c = open_input(&j, in_place, in_place || (o->mode == MODE_REWRITE &&
 	    o->output != NULL && !o->dry_run));
+	/* An APK, bundle or zip: its native libraries, each with the rules. */
+	if (c == STEP_OK && o->mode == MODE_CHECK && o->compat &&
+	    archive_named(j.name, j.fd, j.from_walk)) {
+		j.class = archive_check(j.fd, j.name, o, out, err);
+		c = STEP_STOP;
+	}
 	if (c == STEP_OK)
 		c = read_layout(&j);
 	if (c == STEP_OK)

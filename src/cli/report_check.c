@@ -146,7 +146,8 @@ finding_message(char *buf, size_t len, const struct elf_layout *L,
 	}
 }
 
-static void
+/* The findings array of a check or compat line (also an archive entry's). */
+void
 findings_json(struct json *j, const struct options *o, const char *name,
     const struct elf_layout *L, const struct finding *fs, size_t n)
 {

@@ -43,6 +43,41 @@ struct raw_hdr {
 	uint64_t shnum;
 };
 
+/*
+ * Where the bytes of the ELF file are: a whole file (fd), a range of a
+ * file (an archive's stored entry: base, size) or memory (an entry
+ * inflated: mem, size).  With ranged, a read never goes past size; a
+ * whole file is read as it is now, so a file that grows is not cut short.
+ */
+struct elf_src {
+	int fd;
+	uint64_t base;
+	uint64_t size;
+	const unsigned char *mem;
+	bool ranged;
+};
+
+/* pread(2) on the source: bytes read, 0 at its end, -1 with errno. */
+static ssize_t
+src_pread(const struct elf_src *in, void *buf, size_t len, uint64_t off)
+{
+	if (in->ranged) {
+		if (off >= in->size)
+			return 0;
+		if (len > in->size - off)
+			len = (size_t)(in->size - off);
+	}
+	if (in->mem != NULL) {
+		memcpy(buf, in->mem + off, len);
+		return (ssize_t)len;
+	}
+	if (in->base > (uint64_t)INT64_MAX - off) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	return pread(in->fd, buf, len, (off_t)(in->base + off));
+}
+
 int
 elf_lib_init(void)
 {
@@ -65,8 +100,8 @@ read_why(void)
 
 /* Read `len` bytes at `off` and translate them with libelf. */
 static int
-read_xlate(int fd, uint64_t off, Elf_Type type, size_t len, int elfclass,
-    int data, void *out)
+read_xlate(const struct elf_src *in, uint64_t off, Elf_Type type, size_t len,
+    int elfclass, int data, void *out)
 {
 	unsigned char raw[128];
 	Elf_Data src = { .d_buf = raw, .d_type = type, .d_size = len,
@@ -75,7 +110,7 @@ read_xlate(int fd, uint64_t off, Elf_Type type, size_t len, int elfclass,
 	    .d_version = EV_CURRENT };
 
 	errno = 0;
-	if (len > sizeof(raw) || pread(fd, raw, len, (off_t)off) != (ssize_t)len)
+	if (len > sizeof(raw) || src_pread(in, raw, len, off) != (ssize_t)len)
 		return -1;
 	if (elfclass == ELFCLASS32)
 		return elf32_xlatetom(&dst, &src, data) == NULL ? -1 : 0;
@@ -83,15 +118,15 @@ read_xlate(int fd, uint64_t off, Elf_Type type, size_t len, int elfclass,
 }
 
 static int
-read_ehdr(int fd, int elfclass, int data, GElf_Ehdr *eh)
+read_ehdr(const struct elf_src *in, int elfclass, int data, GElf_Ehdr *eh)
 {
 	if (elfclass == ELFCLASS64)
-		return read_xlate(fd, 0, ELF_T_EHDR, sizeof(Elf64_Ehdr),
+		return read_xlate(in, 0, ELF_T_EHDR, sizeof(Elf64_Ehdr),
 		    elfclass, data, eh);
 
 	Elf32_Ehdr e;
 
-	if (read_xlate(fd, 0, ELF_T_EHDR, sizeof(e), elfclass, data, &e) != 0)
+	if (read_xlate(in, 0, ELF_T_EHDR, sizeof(e), elfclass, data, &e) != 0)
 		return -1;
 	*eh = (GElf_Ehdr){ .e_type = e.e_type, .e_machine = e.e_machine,
 		.e_version = e.e_version, .e_entry = e.e_entry,
@@ -105,17 +140,17 @@ read_ehdr(int fd, int elfclass, int data, GElf_Ehdr *eh)
 
 /* Section 0, which holds the real counts when they overflow the ELF header. */
 static int
-read_shdr0(int fd, const GElf_Ehdr *eh, GElf_Shdr *sh)
+read_shdr0(const struct elf_src *in, const GElf_Ehdr *eh, GElf_Shdr *sh)
 {
 	int cls = eh->e_ident[EI_CLASS], data = eh->e_ident[EI_DATA];
 
 	if (cls == ELFCLASS64)
-		return read_xlate(fd, eh->e_shoff, ELF_T_SHDR,
+		return read_xlate(in, eh->e_shoff, ELF_T_SHDR,
 		    sizeof(Elf64_Shdr), cls, data, sh);
 
 	Elf32_Shdr s;
 
-	if (read_xlate(fd, eh->e_shoff, ELF_T_SHDR, sizeof(s), cls, data,
+	if (read_xlate(in, eh->e_shoff, ELF_T_SHDR, sizeof(s), cls, data,
 	    &s) != 0)
 		return -1;
 	memset(sh, 0, sizeof(*sh));
@@ -126,9 +161,10 @@ read_shdr0(int fd, const GElf_Ehdr *eh, GElf_Shdr *sh)
 }
 
 static enum read_status
-check_ident(int fd, uint64_t size, unsigned char *ident, char *err, size_t n)
+check_ident(const struct elf_src *in, uint64_t size, unsigned char *ident,
+    char *err, size_t n)
 {
-	ssize_t r = pread(fd, ident, EI_NIDENT, 0);
+	ssize_t r = src_pread(in, ident, EI_NIDENT, 0);
 
 	if (r < 0)
 		return say(err, n, READ_SYSERR, "read: %s", strerror(errno));
@@ -183,7 +219,7 @@ check_table(const struct raw_hdr *h, const char *what, uint64_t off,
 }
 
 static enum read_status
-check_shdrs(int fd, struct raw_hdr *h, char *err, size_t n)
+check_shdrs(const struct elf_src *in, struct raw_hdr *h, char *err, size_t n)
 {
 	GElf_Ehdr *eh = &h->eh;
 	size_t entsize = eh->e_ident[EI_CLASS] == ELFCLASS64 ?
@@ -200,7 +236,7 @@ check_shdrs(int fd, struct raw_hdr *h, char *err, size_t n)
 		return say(err, n, READ_MALFORMED, "section header table "
 		    "(e_shoff 0x%llx) is past end of file",
 		    (unsigned long long)eh->e_shoff);
-	if (read_shdr0(fd, eh, &sh0) != 0)
+	if (read_shdr0(in, eh, &sh0) != 0)
 		return say(err, n, READ_SYSERR, "cannot read section header 0: "
 		    "%s", read_why());
 	h->shnum = eh->e_shnum ? eh->e_shnum : sh0.sh_size;
@@ -231,30 +267,27 @@ check_phdrs(struct raw_hdr *h, char *err, size_t n)
 
 /* Everything about the headers that can be checked without libelf's reader. */
 static enum read_status
-read_raw(int fd, struct raw_hdr *h, char *err, size_t n)
+read_raw(const struct elf_src *in, struct raw_hdr *h, char *err, size_t n)
 {
 	unsigned char ident[EI_NIDENT];
 	enum read_status st;
 	size_t ehsize;
-	struct stat sb;
 
-	if (fstat(fd, &sb) != 0)
-		return say(err, n, READ_SYSERR, "stat: %s", strerror(errno));
-	h->size = (uint64_t)sb.st_size;
-	if ((st = check_ident(fd, h->size, ident, err, n)) != READ_OK)
+	h->size = in->size;
+	if ((st = check_ident(in, h->size, ident, err, n)) != READ_OK)
 		return st;
 	ehsize = ident[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr) :
 	    sizeof(Elf32_Ehdr);
 	if (h->size < ehsize)
 		return say(err, n, READ_MALFORMED, "truncated ELF header "
 		    "(%llu of %zu bytes)", (unsigned long long)h->size, ehsize);
-	if (read_ehdr(fd, ident[EI_CLASS], ident[EI_DATA], &h->eh) != 0)
+	if (read_ehdr(in, ident[EI_CLASS], ident[EI_DATA], &h->eh) != 0)
 		return say(err, n, READ_SYSERR, "cannot read the ELF header: %s",
 		    read_why());
 	if ((st = check_type(&h->eh, err, n)) != READ_OK)
 		return st;
 	h->phnum = h->eh.e_phnum;
-	if ((st = check_shdrs(fd, h, err, n)) != READ_OK)
+	if ((st = check_shdrs(in, h, err, n)) != READ_OK)
 		return st;
 	return check_phdrs(h, err, n);
 }
@@ -291,8 +324,8 @@ take(struct elf_layout *L, Elf_Type type, const void *mem, size_t first,
  * host order by libelf, into the layout.
  */
 static enum read_status
-read_table(int fd, const struct raw_hdr *h, uint64_t off, size_t count,
-    size_t entsize, Elf_Type type, struct elf_layout *L,
+read_table(const struct elf_src *in, const struct raw_hdr *h, uint64_t off,
+    size_t count, size_t entsize, Elf_Type type, struct elf_layout *L,
     char *err, size_t n)
 {
 	_Alignas(8) unsigned char file[TABLE_PIECE * sizeof(Elf64_Shdr)];
@@ -310,7 +343,7 @@ read_table(int fd, const struct raw_hdr *h, uint64_t off, size_t count,
 		    .d_size = bytes, .d_version = EV_CURRENT };
 
 		errno = 0;
-		if (pread(fd, file, bytes, (off_t)(off + first * entsize)) !=
+		if (src_pread(in, file, bytes, off + first * entsize) !=
 		    (ssize_t)bytes)
 			return say(err, n, READ_SYSERR, "cannot read the "
 			    "headers at 0x%llx: %s", (unsigned long long)off,
@@ -325,8 +358,8 @@ read_table(int fd, const struct raw_hdr *h, uint64_t off, size_t count,
 }
 
 static enum read_status
-copy_tables(int fd, const struct raw_hdr *h, struct elf_layout *L, char *err,
-    size_t n)
+copy_tables(const struct elf_src *in, const struct raw_hdr *h,
+    struct elf_layout *L, char *err, size_t n)
 {
 	enum read_status st;
 
@@ -335,12 +368,12 @@ copy_tables(int fd, const struct raw_hdr *h, struct elf_layout *L, char *err,
 	if (L->segs == NULL || L->secs == NULL)
 		return say(err, n, READ_SYSERR, "out of memory");
 	L->nsegs = h->phnum;
-	st = read_table(fd, h, h->eh.e_phoff, h->phnum, h->eh.e_phentsize,
+	st = read_table(in, h, h->eh.e_phoff, h->phnum, h->eh.e_phentsize,
 	    ELF_T_PHDR, L, err, n);
 	if (st != READ_OK || h->shnum == 0)
 		return st;
 	L->nsecs = h->shnum;
-	return read_table(fd, h, h->eh.e_shoff, h->shnum, h->eh.e_shentsize,
+	return read_table(in, h, h->eh.e_shoff, h->shnum, h->eh.e_shentsize,
 	    ELF_T_SHDR, L, err, n);
 }
 
@@ -379,7 +412,8 @@ scan_dynamic(struct elf_layout *L, const void *mem, size_t num)
  * there are.
  */
 static void
-read_dynamic_flags(int fd, const struct raw_hdr *h, struct elf_layout *L)
+read_dynamic_flags(const struct elf_src *in, const struct raw_hdr *h,
+    struct elf_layout *L)
 {
 	int cls = L->elfclass, data = L->elfdata;
 	size_t entsize = cls == ELFCLASS64 ? sizeof(Elf64_Dyn) :
@@ -411,7 +445,7 @@ read_dynamic_flags(int fd, const struct raw_hdr *h, struct elf_layout *L)
 			Elf_Data dst = { .d_buf = mem, .d_type = ELF_T_DYN,
 			    .d_size = want, .d_version = EV_CURRENT };
 
-			if (pread(fd, file, want, (off_t)off) != (ssize_t)want ||
+			if (src_pread(in, file, want, off) != (ssize_t)want ||
 			    (cls == ELFCLASS64 ? elf64_xlatetom(&dst, &src, data) :
 			    elf32_xlatetom(&dst, &src, data)) == NULL ||
 			    !scan_dynamic(L, mem, want / entsize))
@@ -438,23 +472,63 @@ fill_layout(const struct raw_hdr *h, struct elf_layout *L)
 	L->shentsize = h->eh.e_shentsize;
 }
 
-enum read_status
-layout_read(int fd, struct elf_layout *L, char *err, size_t n)
+/* The read pass over any source: a file, a range of one, or memory. */
+static enum read_status
+read_src(const struct elf_src *in, struct elf_layout *L, char *err, size_t n)
 {
 	struct raw_hdr h;
 	enum read_status st;
 
 	memset(L, 0, sizeof(*L));
-	if ((st = read_raw(fd, &h, err, n)) != READ_OK)
+	if ((st = read_raw(in, &h, err, n)) != READ_OK)
 		return st;
 	fill_layout(&h, L);
 	/* pread, never mmap: a file truncated under us gives EOF, not SIGBUS. */
-	st = copy_tables(fd, &h, L, err, n);
+	st = copy_tables(in, &h, L, err, n);
 	if (st == READ_OK && L->type == ET_DYN)
-		read_dynamic_flags(fd, &h, L);
+		read_dynamic_flags(in, &h, L);
 	if (st != READ_OK)
 		layout_free(L);
 	return st;
+}
+
+enum read_status
+layout_read(int fd, struct elf_layout *L, char *err, size_t n)
+{
+	struct elf_src src = { .fd = fd };
+	struct stat sb;
+
+	memset(L, 0, sizeof(*L));
+	if (fstat(fd, &sb) != 0)
+		return say(err, n, READ_SYSERR, "stat: %s", strerror(errno));
+	src.size = (uint64_t)sb.st_size;
+	return read_src(&src, L, err, n);
+}
+
+/*
+ * The ELF file that is bytes [off, off + size) of fd (an archive's stored
+ * entry, read in place): offsets in it are relative to off, and nothing
+ * outside the range is ever read.
+ */
+enum read_status
+layout_read_range(int fd, uint64_t off, uint64_t size, struct elf_layout *L,
+    char *err, size_t n)
+{
+	const struct elf_src src = { .fd = fd, .base = off, .size = size,
+		.ranged = true };
+
+	return read_src(&src, L, err, n);
+}
+
+/* The ELF file that is the `size` bytes at mem (the caller's to free). */
+enum read_status
+layout_read_mem(const void *mem, size_t size, struct elf_layout *L,
+    char *err, size_t n)
+{
+	const struct elf_src src = { .fd = -1, .mem = mem, .size = size,
+		.ranged = true };
+
+	return read_src(&src, L, err, n);
 }
 
 void

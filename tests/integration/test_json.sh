@@ -87,6 +87,15 @@ assert "check --page-size 16k: needs-relink" statuses_are "needs-relink"
 assert "compat: valid" valid compat --check --compat --page-size 16k --format json "$LLD" "$ARM" "$WORK/text"
 assert "compat: statuses" statuses_are "needs-relink compatible not-elf"
 assert "compat: ends with the summary" last_is_summary
+# An APK (docs/android.md): a line per native library, the archive's, the
+# summary; the aarch64 fixture stored, and deflated.
+python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1], "w")
+z.write(sys.argv[2], "lib/arm64-v8a/libstored.so")
+z.write(sys.argv[2], "lib/arm64-v8a/libdeflated.so", zipfile.ZIP_DEFLATED)
+z.writestr("lib/arm64-v8a/libnotelf.so", b"not ELF")' "$WORK/app.apk" "$ARM"
+assert "compat on an APK: valid" valid compat --check --compat --page-size 16k --format json "$WORK/app.apk"
+assert "compat on an APK: ends with the summary" last_is_summary
 assert "warm: valid" valid warm --warm --format json "$WORK/rw" "$LLD" "$WORK/text"
 assert "warm: ends with the summary" last_is_summary
 assert "warm -n -v (per window, a file with no windows): valid" valid warm --warm -n -v --format json \
