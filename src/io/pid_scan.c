@@ -735,6 +735,19 @@ read_process(struct scan *s, struct proc *p, struct proc_error *pe)
 		return -1;
 	if (proc_slurp(p->pid, "smaps", &text, pe) != 0)
 		return -1;
+	/*
+	 * A live process always maps something (its stack, the vdso): an
+	 * empty smaps is one that exited after its status was read, and is
+	 * told as such (or as a short read) rather than counted as a process
+	 * that maps no file.
+	 */
+	if (text[0] == '\0') {
+		char path[96];
+
+		free(text);
+		snprintf(path, sizeof(path), "/proc/%ld/smaps", p->pid);
+		return fail(pe, "read", path, 0);
+	}
 	r = parse_smaps(p, text, pe);
 	free(text);
 	return r != 0 ? -1 : measure_files(s, p, pe);

@@ -110,9 +110,15 @@ assert "pid all: valid" valid pid --pid all --format json
 assert "pid all: ends with the summary" last_is_summary
 assert "pid 2 (a kernel thread): valid" valid pid --pid 2 --format json
 kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
-bash -c 'sleep 0 & exec sleep 30' & parent=$!
-sleep 0.5
-zombie=$(ps -o pid= --ppid "$parent" | tr -d ' ')
+# The child exits once its parent has become sleep (exec), which never
+# waits; exiting before the exec would let bash reap it.
+bash -c '(while [ "$(cat /proc/$$/comm)" = bash ]; do sleep 0.01; done) & exec sleep 30' &
+parent=$!
+for i in $(seq 1 100); do
+    zombie=$(ps -o pid= --ppid "$parent" | tr -d ' ')
+    [ -n "$zombie" ] && grep -q '^State:[[:space:]]*Z' "/proc/$zombie/status" 2>/dev/null && break
+    sleep 0.05
+done
 if need "pid of a zombie: valid" "no zombie child appeared" [ -n "$zombie" ]; then
     assert "pid of a zombie: valid" valid pid --pid "$zombie" --format json
 fi

@@ -291,8 +291,10 @@ kthread() {
 assert "--pid 2: a kernel thread" kthread
 zombie() {
     local parent z i
-    # The child exits at once; its parent (sleep, after exec) never waits.
-    bash -c 'sleep 0 & exec sleep 60' & parent=$!
+    # The child exits once its parent has become sleep (exec), which never
+    # waits; exiting before the exec would let bash reap it.
+    bash -c '(while [ "$(cat /proc/$$/comm)" = bash ]; do sleep 0.01; done) & exec sleep 60' &
+    parent=$!
     HELD="$HELD $parent"
     for i in $(seq 1 100); do
         z=$(ps -o pid= --ppid "$parent" | tr -d ' ')
