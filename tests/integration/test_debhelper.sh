@@ -176,27 +176,6 @@ build() {
     done
     return 0
 }
-log_has() {	# log_has NAME TEXT
-    grep -qF -- "$2" "$WORK/$1.log" && return 0
-    WHY="$1.log lacks [$2]; its end: $(tail -8 "$WORK/$1.log" | tr '\n' ' ')"; return 1
-}
-is_ready() {	# is_ready FILE: elfthp-align --check exits 0
-    [ -f "$1" ] || { WHY="$1 not packaged"; return 1; }
-    run_tool --check "$1"
-    [ "$T_RC" -eq 0 ] && return 0
-    WHY="not ready: $(tool_said)"; return 1
-}
-not_ready() {	# not_ready FILE: --check exits 1 (would be changed)
-    [ -f "$1" ] || { WHY="$1 not packaged"; return 1; }
-    run_tool --check "$1"
-    [ "$T_RC" -eq 1 ] && return 0
-    WHY="expected exit 1: $(tool_said)"; return 1
-}
-stripped() {	# stripped FILE: no .debug_info left
-    [ -f "$1" ] || { WHY="$1 not packaged"; return 1; }
-    readelf -SW "$1" | grep -q '\.debug_info' || return 0
-    WHY="$1 still has .debug_info"; return 1
-}
 # in_order NAME CMD...: dh ran the commands CMD in this order (its
 # "   dh_x" or "   debian/rules override_dh_x" lines in NAME.log).
 in_order() {
