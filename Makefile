@@ -39,7 +39,8 @@
 #                   package (find_package(ElfthpAlign)) and elfthp-align.pc
 #                   for Meson, systemd unit and timer, APT hook, path list,
 #                   bash completion, rpm build-root policy (macros and brp
-#                   script) and
+#                   script), debhelper addon (dh_elfthp_align, its man
+#                   page and the elfthp_align sequence in PERL5DIR) and
 #                   docs; DESTDIR, PREFIX, BINDIR, MANDIR, DATADIR,
 #                   SYSCONFDIR, UNITDIR ... are honoured (see below)
 #   make uninstall  removes exactly what install put there
@@ -73,6 +74,11 @@ PKGCONFIGDIR ?= $(DATAROOTDIR)/pkgconfig
 # it to every build is read from $(SYSCONFDIR)/rpm (rpm reads /etc/rpm).
 RPMMACRODIR ?= $(LIBDIR)/rpm/macros.d
 RPMCONFDIR  ?= $(SYSCONFDIR)/rpm
+# debhelper loads its sequence addons from Perl's @INC, which holds
+# /usr/share/perl5 (PREFIX=/usr) but no /usr/local/share/perl5: installed
+# from source, set PERL5DIR (or PERL5LIB) to a directory in it.
+PERL5DIR    ?= $(PREFIX)/share/perl5
+DHSEQDIR     = $(PERL5DIR)/Debian/Debhelper/Sequence
 INSTALL     ?= install
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -302,7 +308,9 @@ INSTALLED = $(BINDIR)/elfthp-align \
 	$(CMAKEDIR)/ElfthpAlignConfigVersion.cmake \
 	$(PKGCONFIGDIR)/elfthp-align.pc \
 	$(RPMMACRODIR)/macros.elfthp-align $(PKGDATADIR)/brp-elfthp-align \
-	$(RPMCONFDIR)/macros.elfthp-align-hook
+	$(RPMCONFDIR)/macros.elfthp-align-hook \
+	$(BINDIR)/dh_elfthp_align $(MANDIR)/man1/dh_elfthp_align.1 \
+	$(DHSEQDIR)/elfthp_align.pm
 # The path list is configuration: install does not overwrite one that is
 # there, and uninstall removes it only while it is as shipped.
 PATHS_CONF = $(SYSCONFDIR)/elfthp-align/paths
@@ -320,13 +328,21 @@ SUBST_BUILDSYS = sed -e 's|@VERSION@|$(VERSION)|g' \
 install-files:
 	@echo $(INSTALLED) $(PATHS_CONF)
 
-install: elfthp-align
+# dh_elfthp_align's man page, from its POD, as debhelper makes its own.
+DH_MAN = build/man/dh_elfthp_align.1
+$(DH_MAN): dist/debhelper/dh_elfthp_align VERSION
+	@mkdir -p $(@D)
+	pod2man --section=1 --center=Debhelper --release=$(VERSION) \
+	    --name=DH_ELFTHP_ALIGN $< $@
+
+install: elfthp-align $(DH_MAN)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
 	    $(DESTDIR)$(APTCONFDIR) $(DESTDIR)$(BASHCOMPDIR) \
 	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align \
 	    $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-	    $(DESTDIR)$(RPMMACRODIR) $(DESTDIR)$(RPMCONFDIR)
+	    $(DESTDIR)$(RPMMACRODIR) $(DESTDIR)$(RPMCONFDIR) \
+	    $(DESTDIR)$(DHSEQDIR)
 	$(INSTALL) -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
 	$(INSTALL) -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
 	$(SUBST) examples/cargo/elfthp-link > $(DESTDIR)$(PKGDATADIR)/elfthp-link
@@ -351,6 +367,9 @@ install: elfthp-align
 	chmod 755 $(DESTDIR)$(PKGDATADIR)/brp-elfthp-align
 	$(SUBST) dist/rpm/macros.elfthp-align-hook.in > $(DESTDIR)$(RPMCONFDIR)/macros.elfthp-align-hook
 	chmod 644 $(DESTDIR)$(RPMCONFDIR)/macros.elfthp-align-hook
+	$(INSTALL) -m 755 dist/debhelper/dh_elfthp_align $(DESTDIR)$(BINDIR)/dh_elfthp_align
+	$(INSTALL) -m 644 $(DH_MAN) $(DESTDIR)$(MANDIR)/man1/dh_elfthp_align.1
+	$(INSTALL) -m 644 dist/debhelper/elfthp_align.pm $(DESTDIR)$(DHSEQDIR)/elfthp_align.pm
 	[ -e $(DESTDIR)$(PATHS_CONF) ] || \
 	    $(INSTALL) -m 644 dist/paths $(DESTDIR)$(PATHS_CONF)
 

@@ -32,6 +32,9 @@
 #   tool_err_names, kb_is, refused_as F MSG FIRST FORMAT (a refusal: exit 2,
 #   one message naming F that holds MSG, the same as FIRST; JSON's error
 #   object too)
+# Package builds (test_rpm.sh, test_debhelper.sh): is_ready FILE, not_ready
+#   FILE (--check exits 0, 1; a file that is not there fails), stripped FILE
+#   (no .debug_info), log_has NAME TEXT ($WORK/NAME.log holds TEXT)
 # Scratch space and cleanup
 #   $WORK                a scratch directory, removed at exit
 #   fresh [SRC]          new $WORK/fN with a copy of SRC (default $FX) as
@@ -614,6 +617,37 @@ refused_as() {
         esac
     fi
     return 0
+}
+
+# --- package builds --------------------------------------------------------
+
+# is_ready FILE: elfthp-align --check exits 0 (FILE is as the tool makes it).
+is_ready() {
+    [ -f "$1" ] || { WHY="$1 not packaged"; return 1; }
+    run_tool --check "$1"
+    [ "$T_RC" -eq 0 ] && return 0
+    WHY="not ready: $(tool_said)"; return 1
+}
+
+# not_ready FILE: --check exits 1 (the tool would change FILE).
+not_ready() {
+    [ -f "$1" ] || { WHY="$1 not packaged"; return 1; }
+    run_tool --check "$1"
+    [ "$T_RC" -eq 1 ] && return 0
+    WHY="expected exit 1: $(tool_said)"; return 1
+}
+
+# stripped FILE: no .debug_info left.
+stripped() {
+    [ -f "$1" ] || { WHY="$1 not packaged"; return 1; }
+    readelf -SW "$1" | grep -q '\.debug_info' || return 0
+    WHY="$1 still has .debug_info"; return 1
+}
+
+# log_has NAME TEXT: the build log $WORK/NAME.log holds TEXT.
+log_has() {
+    grep -qF -- "$2" "$WORK/$1.log" && return 0
+    WHY="$1.log lacks [$2]; its end: $(tail -8 "$WORK/$1.log" | tr '\n' ' ')"; return 1
 }
 
 # --- scratch copies -------------------------------------------------------

@@ -36,6 +36,7 @@ etc/elfthp-align/paths
 etc/rpm/macros.elfthp-align-hook
 lib/systemd/system/elfthp-align.service
 lib/systemd/system/elfthp-align.timer
+usr/bin/dh_elfthp_align
 usr/bin/elfthp-align
 usr/lib/rpm/macros.d/macros.elfthp-align
 usr/share/bash-completion/completions/elfthp-align
@@ -48,7 +49,9 @@ usr/share/elfthp-align/brp-elfthp-align
 usr/share/elfthp-align/elfthp-launch
 usr/share/elfthp-align/elfthp-link
 usr/share/elfthp-align/schema-1.json
+usr/share/man/man1/dh_elfthp_align.1
 usr/share/man/man1/elfthp-align.1
+usr/share/perl5/Debian/Debhelper/Sequence/elfthp_align.pm
 usr/share/pkgconfig/elfthp-align.pc"
 got=$(cd "$DEST" && find . ! -type d | sed 's|^\./||' | sort)
 assert "make install: the installed files are exactly the expected ones" equals "files" \

@@ -165,26 +165,6 @@ build() {
     [ -n "$rpmf" ] && (cd "$WORK/$name.root" && rpm2cpio "$rpmf" | cpio -idm --quiet)
     return 0
 }
-log_has() {	# log_has NAME TEXT
-    grep -qF -- "$2" "$WORK/$1.log" && return 0
-    WHY="$1.log lacks [$2]; its end: $(tail -8 "$WORK/$1.log" | tr '\n' ' ')"; return 1
-}
-is_ready() {	# is_ready FILE: elfthp-align --check exits 0
-    run_tool --check "$1"
-    [ "$T_RC" -eq 0 ] && return 0
-    WHY="not ready: $(tool_said)"; return 1
-}
-not_ready() {	# not_ready FILE: --check exits 1 (would be changed)
-    [ -f "$1" ] || { WHY="$1 not packaged"; return 2; }
-    run_tool --check "$1"
-    [ "$T_RC" -eq 1 ] && return 0
-    WHY="expected exit 1: $(tool_said)"; return 1
-}
-stripped() {	# stripped FILE: no .debug_info left
-    [ -f "$1" ] || { WHY="$1 not packaged"; return 1; }
-    readelf -SW "$1" | grep -q '\.debug_info' || return 0
-    WHY="$1 still has .debug_info"; return 1
-}
 # strip_then_align NAME: the trace of %install runs brp-strip, then the step.
 strip_then_align() {
     local s a
