@@ -411,6 +411,34 @@ if need "fault injection" "cannot build the LD_PRELOAD shim" \
         fi
         assert "vanish: killed before each of $VN steps of --pid all: counted vanished, exit 0" \
             equals "steps that went wrong" "$bad_gone" ""
+        # The same at the first read of smaps, with a parent that never
+        # reaps (sleep, after exec): V stays a zombie, whose smaps reads
+        # empty, and must still be named vanished, not counted as a
+        # process that maps no file.
+        k=$(grep -n ' read /proc/[0-9]*/smaps$' "$WORK/vcalls" | head -1 | cut -d: -f1)
+        zombie_victim() {
+            : > "$WORK/zv.out"
+            bash -c '"$1" --hold > "$0" 2>&1 & exec sleep 600' "$WORK/zv.out" "$M/huge/main" &
+            ZP=$! HELD="$HELD $ZP"
+            for i in $(seq 1 200); do
+                grep -q '^ready$' "$WORK/zv.out" && break
+                sleep 0.05
+            done
+            V=$(ps -o pid= --ppid "$ZP" | tr -d ' ')
+            [ -n "$V" ] || { WHY="no victim under a parent that never reaps"; return 1; }
+        }
+        if [ -z "$k" ]; then
+            fail "vanish: an unreaped victim at its smaps read" "the shim saw no read of smaps"
+        elif zombie_victim; then
+            ELFTHP_FAULT_KILL=1 ELFTHP_FAULT_PID=$V ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT \
+                timeout 60 "$TOOL" --pid all > "$WORK/v.out" 2> "$WORK/v.err"
+            rc=$?
+            assert "vanish: an unreaped victim killed at its smaps read: named vanished, exit 0" \
+                equals "rc,named" "$rc,$(tail -1 "$WORK/v.out" | grep -c "pid $V (vanished)")" "0,1"
+            kill "$ZP" 2>/dev/null
+        else
+            fail "vanish: an unreaped victim at its smaps read" "$WHY"
+        fi
     fi
 fi
 # --- --pid all while processes come and go ------------------------------------------
