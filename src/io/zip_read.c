@@ -15,14 +15,23 @@
  * and one struct, and an entry is inflated only when it is a native
  * library, never past ZIP_INFLATE_MAX, and never past the size it claims.
  * A stored library is read in place (elf_read.c's layout_read_range).
+ *
+ * libzip is opened with dlopen on the first archive, not linked: linked,
+ * it brings libcrypto and libbz2 into every run (about 5 MiB more address
+ * space before main), which every run would pay for a rare mode, and which
+ * broke the tool's own bounds under ulimit -v (docs/limits.md).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #ifndef ELFTHP_NO_ZIP
+#include <dlfcn.h>
+#include <pthread.h>
 #include <zip.h>
 #endif
 
@@ -43,6 +52,72 @@ zip_magic(int fd)
 	    (m[2] == 5 && m[3] == 6));
 }
 
+#ifndef ELFTHP_NO_ZIP
+/* The libzip calls this file makes, found by libzip_load. */
+static struct {
+	zip_t *(*fdopen)(int, int, int *);
+	void (*discard)(zip_t *);
+	zip_int64_t (*get_num_entries)(zip_t *, zip_flags_t);
+	const char *(*get_name)(zip_t *, zip_uint64_t, zip_flags_t);
+	int (*stat_index)(zip_t *, zip_uint64_t, zip_flags_t, zip_stat_t *);
+	zip_file_t *(*fopen_index)(zip_t *, zip_uint64_t, zip_flags_t);
+	zip_int64_t (*fread)(zip_file_t *, void *, zip_uint64_t);
+	int (*fclose)(zip_file_t *);
+	const char *(*strerror)(zip_t *);
+	const char *(*file_strerror)(zip_file_t *);
+	void (*error_init_with_code)(zip_error_t *, int);
+	const char *(*error_strerror)(zip_error_t *);
+	void (*error_fini)(zip_error_t *);
+} Z;
+static char z_failed[256];	/* why libzip could not be loaded, or "" */
+static pthread_once_t z_once = PTHREAD_ONCE_INIT;
+
+static void
+libzip_open(void)
+{
+	/* Newest first: libzip.so.5 (libzip 1.10 and later), then .4. */
+	static const char *const sonames[] = { "libzip.so.5", "libzip.so.4" };
+	static const struct { const char *name; size_t at; } fn[] = {
+#define F(f) { "zip_" #f, offsetof(__typeof__(Z), f) }
+		F(fdopen), F(discard), F(get_num_entries), F(get_name),
+		F(stat_index), F(fopen_index), F(fread), F(fclose), F(strerror),
+		F(file_strerror), F(error_init_with_code), F(error_strerror),
+		F(error_fini),
+#undef F
+	};
+	void *h = NULL, *f;
+	size_t i;
+
+	for (i = 0; i < sizeof(sonames) / sizeof(sonames[0]) && h == NULL; i++)
+		h = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		snprintf(z_failed, sizeof(z_failed), "archives need libzip "
+		    "(libzip.so.5 or .4), which could not be loaded: %s",
+		    dlerror());
+		return;
+	}
+	for (i = 0; i < sizeof(fn) / sizeof(fn[0]); i++) {
+		if ((f = dlsym(h, fn[i].name)) == NULL) {
+			snprintf(z_failed, sizeof(z_failed), "the libzip found "
+			    "has no %s", fn[i].name);
+			return;
+		}
+		memcpy((char *)&Z + fn[i].at, &f, sizeof(f));
+	}
+}
+
+/* 0 once libzip's calls are in Z (any thread), or -1 with why in err. */
+static int
+libzip_load(char *err, size_t n)
+{
+	pthread_once(&z_once, libzip_open);
+	if (z_failed[0] == '\0')
+		return 0;
+	error_text(err, n, "%s", z_failed);
+	return -1;
+}
+#endif
+
 void
 zip_listing_free(struct zip_listing *zl)
 {
@@ -53,7 +128,7 @@ zip_listing_free(struct zip_listing *zl)
 	free(zl->entries);
 #ifndef ELFTHP_NO_ZIP
 	if (zl->za != NULL)
-		zip_discard(zl->za);
+		Z.discard(zl->za);
 #endif
 	memset(zl, 0, sizeof(*zl));
 	zl->fd = -1;
@@ -305,7 +380,7 @@ libzip_refusal(int code, char *err, size_t n)
 	zip_error_t ze;
 	enum read_status st;
 
-	zip_error_init_with_code(&ze, code);
+	Z.error_init_with_code(&ze, code);
 	switch (code) {
 	case ZIP_ER_NOZIP:
 		st = say(err, n, READ_MALFORMED, "not a zip archive, or a "
@@ -314,7 +389,7 @@ libzip_refusal(int code, char *err, size_t n)
 	case ZIP_ER_INCONS:
 		st = say(err, n, READ_MALFORMED, "a damaged zip archive: its "
 		    "central directory and local headers disagree, or run "
-		    "past its end (libzip: %s)", zip_error_strerror(&ze));
+		    "past its end (libzip: %s)", Z.error_strerror(&ze));
 		break;
 	case ZIP_ER_EXISTS:
 		st = say(err, n, READ_MALFORMED, "two entries have the same "
@@ -323,9 +398,9 @@ libzip_refusal(int code, char *err, size_t n)
 	default:
 		st = say(err, n, code == ZIP_ER_MEMORY || code == ZIP_ER_READ ||
 		    code == ZIP_ER_SEEK || code == ZIP_ER_OPEN ? READ_SYSERR :
-		    READ_MALFORMED, "libzip: %s", zip_error_strerror(&ze));
+		    READ_MALFORMED, "libzip: %s", Z.error_strerror(&ze));
 	}
-	zip_error_fini(&ze);
+	Z.error_fini(&ze);
 	return st;
 }
 
@@ -352,8 +427,8 @@ agrees(zip_t *za, const struct archive_entry *e, size_t i)
 {
 	zip_stat_t s;
 
-	if (zip_stat_index(za, i, ZIP_FL_ENC_RAW, &s) != 0 ||
-	    !same_name(zip_get_name(za, i, ZIP_FL_ENC_RAW), e))
+	if (Z.stat_index(za, i, ZIP_FL_ENC_RAW, &s) != 0 ||
+	    !same_name(Z.get_name(za, i, ZIP_FL_ENC_RAW), e))
 		return false;
 	return (!(s.valid & ZIP_STAT_SIZE) || s.size == e->size) &&
 	    (!(s.valid & ZIP_STAT_COMP_SIZE) || s.comp_size == e->comp_size) &&
@@ -377,19 +452,21 @@ zip_listing_read(int fd, struct zip_listing *zl, char *err, size_t n)
 	if (fstat(fd, &sb) != 0)
 		return say(err, n, READ_SYSERR, "stat: %s", strerror(errno));
 	zl->size = (uint64_t)sb.st_size;
+	if (libzip_load(err, n) != 0)
+		return READ_SYSERR;
 	if ((copy = dup(fd)) < 0)
 		return say(err, n, READ_SYSERR, "dup: %s", strerror(errno));
-	zl->za = zip_fdopen(copy, ZIP_RDONLY | ZIP_CHECKCONS, &code);
+	zl->za = Z.fdopen(copy, ZIP_RDONLY | ZIP_CHECKCONS, &code);
 	if (zl->za == NULL) {
 		close(copy);
 		return libzip_refusal(code, err, n);
 	}
 	if ((st = walk_central(zl, err, n)) != READ_OK)
 		return st;
-	if ((zip_uint64_t)zip_get_num_entries(zl->za, 0) != zl->count)
+	if ((zip_uint64_t)Z.get_num_entries(zl->za, 0) != zl->count)
 		return say(err, n, READ_MALFORMED, "libzip sees %lld entries, "
 		    "the central directory %zu", (long long)
-		    zip_get_num_entries(zl->za, 0), zl->count);
+		    Z.get_num_entries(zl->za, 0), zl->count);
 	for (i = 0; i < zl->count; i++)
 		if (!agrees(zl->za, &zl->entries[i], i))
 			return say(err, n, READ_MALFORMED, "entry %zu: libzip "
@@ -417,28 +494,28 @@ inflate_entry(struct zip_listing *zl, size_t i, unsigned char **out,
 		    "%llu bytes, more than the %llu this tool inflates",
 		    (unsigned long long)e->size,
 		    (unsigned long long)ZIP_INFLATE_MAX);
-	if ((zf = zip_fopen_index(zl->za, i, 0)) == NULL)
+	if ((zf = Z.fopen_index(zl->za, i, 0)) == NULL)
 		return say(err, n, READ_MALFORMED, "cannot inflate it: libzip: "
-		    "%s", zip_strerror(zl->za));
+		    "%s", Z.strerror(zl->za));
 	if ((buf = malloc(e->size ? e->size : 1)) == NULL) {
-		zip_fclose(zf);
+		Z.fclose(zf);
 		return say(err, n, READ_SYSERR, "out of memory");
 	}
 	while ((uint64_t)got < e->size &&
-	    (r = zip_fread(zf, buf + got, e->size - (uint64_t)got)) > 0)
+	    (r = Z.fread(zf, buf + got, e->size - (uint64_t)got)) > 0)
 		got += r;
 	/* One byte more: the stream must end where the entry says. */
 	if (r >= 0 && (uint64_t)got == e->size)
-		r = zip_fread(zf, &extra, 1);
+		r = Z.fread(zf, &extra, 1);
 	if (r != 0 || (uint64_t)got != e->size) {
 		error_text(err, n, "cannot inflate it: %s", r > 0 ? "it "
 		    "inflates past its stated size" : r < 0 ?
-		    zip_file_strerror(zf) : "it ends before its stated size");
-		zip_fclose(zf);
+		    Z.file_strerror(zf) : "it ends before its stated size");
+		Z.fclose(zf);
 		free(buf);
 		return READ_MALFORMED;
 	}
-	zip_fclose(zf);
+	Z.fclose(zf);
 	*out = buf;
 	return READ_OK;
 }

@@ -23,7 +23,10 @@
 #     (300 MiB of zeros), a library that inflates past the size it claims,
 #     duplicate names, a name with ../, a NUL in a name:
 #     exit 2 and a message that names the archive (or the entry) and the
-#     problem; 100000 entries: checked, in bounded time and memory.
+#     problem; 100000 entries: checked, in bounded time and memory;
+#   - libzip is loaded only for an archive: the tool does not name it (nor
+#     libcrypto, which it brings) in DT_NEEDED, and a run on an archive
+#     opens it while a run on a plain ELF does not (LD_DEBUG=files).
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
 need_tool
@@ -215,5 +218,15 @@ bounded_tool --check --compat --page-size 16k "$WORK/many.apk"
 assert "100000 entries: checked, exit 0, under ulimit -v $VMEM_KB KiB" tool_rc 0
 assert "100000 entries: in under 30 s" rc_is $((SECONDS - start < 30 ? 0 : 1)) 0
 assert "100000 entries: its library judged" has_out "many.apk!/lib/arm64-v8a/libok.so: loads on 16KiB pages"
+
+# libzip comes with the first archive, not with every run.
+no_libzip_needed() { ! readelf -dW "$TOOL" | grep -E 'NEEDED.*(libzip|libcrypto)'; }
+assert "the tool does not link libzip or libcrypto (DT_NEEDED)" no_libzip_needed
+loads_libzip() {    # loads_libzip FILE: the run opened libzip.so
+    LD_DEBUG=files "$TOOL" --check --compat --page-size 16k "$1" 2>&1 >/dev/null |
+        grep -q 'file=libzip\.so'
+}
+assert "a run on an archive loads libzip" loads_libzip "$WORK/clean.apk"
+assert_not "a run on a plain ELF does not load libzip" loads_libzip "$WORK/l16.so"
 
 finish

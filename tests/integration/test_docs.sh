@@ -226,7 +226,9 @@ run_build() {
     local cmd=$2 pkgs mods m pc want got
     pkgs=${cmd#apt-get install }; pkgs=${pkgs%% && *}
     [ "${cmd##* && }" = make ] || fail "$1: ends with && make" "$cmd"
-    mods=$(sed -n 's/^ELF_LIBS *= *$(shell $(PKG_CONFIG) --libs \(.*\))$/\1/p' "$REPO_ROOT/Makefile")
+    # ELF_CFLAGS: every module the build needs a header of (libzip's is
+    # needed, though the library is opened at run time).
+    mods=$(sed -n 's/^ELF_CFLAGS *= *$(shell $(PKG_CONFIG) --cflags \(.*\))$/\1/p' "$REPO_ROOT/Makefile")
     got=$(for m in $mods; do pc=$(pkg-config --variable=pcfiledir "$m")/$m.pc
               dpkg -S "$(realpath "$pc")" 2>/dev/null | sed 's/:.*//' | head -1; done | sort -u | tr '\n' ' ')
     want=$(tr ' ' '\n' <<< "$pkgs" | grep -- '-dev$' | sort -u | tr '\n' ' ')
