@@ -118,18 +118,24 @@ now_matches() {
         equals "NOW" "$NOW" "$((kb * 1024))"
 }
 
-# touches_nothing_but_reclaimed FILE EV: touches_nothing FILE, where it
-# did only because reclaim took part of a window since EV (re-warming it is
+# touches_nothing_but_reclaimed FILE EV RF: touches_nothing FILE, where it
+# did only because reclaim took part of a window since EV and RF (re-warming it is
 # the command's job): a skip.
 touches_nothing_but_reclaimed() {
     touches_nothing "$1" && return 0
-    [ "$(evicted "$1")" != "$2" ] && { WHY="reclaim took pages of it meanwhile: $WHY"; return 2; }
+    reclaimed "$1" "$2" "$3" && { WHY="reclaim took pages of it meanwhile: $WHY"; return 2; }
     return 1
 }
 
 # evicted FILE: pages of FILE the kernel has reclaimed (cachestat's
 # nr_evicted: shadow entries, which POSIX_FADV_DONTNEED never leaves).
+# A page read back consumes its shadow entry, so reclaim followed by a
+# read leaves the count where it was: refaults (the host's file pages
+# read back after reclaim, /proc/vmstat) is the second witness.
 evicted() { cachestat "$1" | cut -d' ' -f4; }
+refaults() { awk '$1 == "workingset_refault_file" { print $2 }' /proc/vmstat; }
+# reclaimed FILE EV RF: reclaim took pages since EV and RF were read.
+reclaimed() { [ "$(evicted "$1")" != "$2" ] || [ "$(refaults)" -gt "$3" ]; }
 
 # runs_huge DESC FILE MAIN WANT: a run of MAIN maps WANT kB of FILE.  This
 # kind of machine runs a DAMON pageout scheme that can reclaim a folio
@@ -138,10 +144,10 @@ evicted() { cachestat "$1" | cut -d' ' -f4; }
 # elfthp-align runs once more (what the timer of a real host does) before
 # the one measurement that counts.
 runs_huge() {
-    local ev kb
-    ev=$(evicted "$2")
+    local ev kb rf
+    ev=$(evicted "$2") rf=$(refaults)
     kb=$(measured "$1" "$2" "$3")
-    if [ "$kb" != "$4" ] && [ "$(evicted "$2")" -gt "$ev" ]; then
+    if [ "$kb" != "$4" ] && reclaimed "$2" "$ev" "$rf"; then
         echo "# $1: $kb kB; the kernel reclaimed pages of it meanwhile: elfthp-align again"
         "$TOOL" -q "$2"
         kb=$(measured "$1" "$2" "$3")
@@ -149,14 +155,13 @@ runs_huge() {
     kb_is "$1" "$kb" "$4"
 }
 
-# reads_nothing FILE EV: the last run_tool's page_cache says it read and
-# made nothing; where it did, and the kernel's eviction count of FILE is no
-# longer EV, reclaim took a window meanwhile and re-warming it was right:
-# a skip, not a pass.
+# reads_nothing FILE EV RF: the last run_tool's page_cache says it read
+# and made nothing; where it did, and reclaim took pages since EV and RF
+# were read, re-warming the window was right: a skip, not a pass.
 reads_nothing() {
     local got; got=$(jq_py 'o["page_cache"]["read_bytes"], o["page_cache"]["made_huge"]' "$T_OUT")
     [ "$got" = "(0, 0)" ] && return 0
-    if [ "$(evicted "$1")" != "$2" ]; then
+    if reclaimed "$1" "$2" "$3"; then
         WHY="reclaim took pages of it meanwhile ($got read, made)"; return 2
     fi
     WHY="read_bytes, made_huge = $got: $T_OUT"; return 1
@@ -165,7 +170,7 @@ reads_nothing() {
 # one_case FS KIND SRC MAINSRC: the checks above on a cp of SRC in its own
 # directory of the mount (MAINSRC: the program to copy beside it, or "").
 one_case() {
-    local fs=$1 kind=$2 src=$3 mainsrc=$4 dir f main want before d ev
+    local fs=$1 kind=$2 src=$3 mainsrc=$4 dir f main want before d ev rf
     dir=$M/$kind; mkdir -p "$dir"
     f=$dir/$(basename "$src")
     cp "$src" "$f" && chmod 755 "$f"
@@ -188,7 +193,7 @@ one_case() {
     run_tool "$f"
     assert "$d: elfthp-align exits 0" tool_rc 0
     echo "# $T_OUT"
-    ev=$(evicted "$f")    # reclaim from here on is the host's
+    ev=$(evicted "$f") rf=$(refaults)    # reclaim from here on is the host's
     count_eligible "$f"; want=$((ELIG_W * PMD_KB))
     assert "$d: has windows" test "$want" -gt 0
     assert "$d: elfthp-align, then the run maps windows x 2 MiB" \
@@ -200,11 +205,11 @@ one_case() {
     before="$(fingerprint "$f") $(cachestat "$f")"
     run_tool --format json "$f"
     assert "$d: a second elfthp-align exits 0" tool_rc 0
-    assert "$d: a second elfthp-align reads no data" reads_nothing "$f" "$ev"
+    assert "$d: a second elfthp-align reads no data" reads_nothing "$f" "$ev" "$rf"
     assert "$d: a second elfthp-align changes nothing (bytes, inode, times, cachestat)" \
         unchanged "state" "$before" "$f"
     assert "$d: a second elfthp-align, traced, touches nothing" \
-        touches_nothing_but_reclaimed "$f" "$ev"
+        touches_nothing_but_reclaimed "$f" "$ev" "$rf"
     run_tool --warm -n --format json "$f"
     assert "$d: --warm -n exits 0 and finds every window huge" equals "status,huge" \
         "$T_RC $(jq_py 'o["status"], o["huge_before"] == o["windows"]' "$T_OUT")" "0 ('ready', True)"
