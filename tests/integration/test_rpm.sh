@@ -92,20 +92,7 @@ assert "opted out: %__brp_elfthp_align %{nil} leaves this host's list as it was"
 # something to strip.
 SRC=$WORK/src
 mkdir -p "$SRC"
-cat > "$SRC/bigtext.c" <<'EOF'
-#include <stdio.h>
-__asm__(".text\n.globl pad_start\n.balign 4096\npad_start:\n"
-        ".skip 5242880, 0\n.globl pad_end\npad_end:\n.previous\n");
-extern const unsigned char pad_start[], pad_end[];
-int main(void)
-{
-	unsigned long sum = 0;
-	for (const unsigned char *p = pad_start; p < pad_end; p++)
-		sum = sum * 31 + *p + 1;
-	printf("%lu bytes of text, sum %lx\n", (unsigned long)(pad_end - pad_start), sum);
-	return 0;
-}
-EOF
+cp "$REPO_ROOT/tests/integration/bigtext.c" "$SRC/bigtext.c"
 echo "not an ELF file" > "$SRC/notes.txt"
 PROGS="bigtext"
 command -v ld.lld >/dev/null && PROGS="bigtext bigtext-lld"
