@@ -46,26 +46,6 @@ step_ran() {
         return 0
     WHY="no elfthp-align report line for prog in $1: $(tail -5 "$1" | tr '\n' ' ')"; return 1
 }
-checks_ready() {
-    run_tool --check "$1"
-    [ "$T_RC" -eq 0 ] && return 0
-    WHY="--check $1: exit $T_RC: $(tool_said)"; return 1
-}
-# prints_line PROG: exit 0 and the example's line.
-prints_line() {
-    local out rc
-    out=$(timeout 60 "$1" 2>&1); rc=$?
-    [ "$rc" -eq 0 ] && [ "$out" = "$WANT_LINE" ] && return 0
-    WHY="$1: rc $rc, output [$out], want [$WANT_LINE]"; return 1
-}
-# text_moved ORIG NEW: the text PT_LOAD of NEW starts later in the file.
-text_moved() {
-    local o n
-    o=$(elf_phdrs "$1" | awk '$2 == "LOAD" && $8 == "RE" { print $3 }')
-    n=$(elf_phdrs "$2" | awk '$2 == "LOAD" && $8 == "RE" { print $3 }')
-    [ -n "$o" ] && [ -n "$n" ] && [ "$n" -gt "$o" ] && return 0
-    WHY="text offset $o -> $n: not moved"; return 1
-}
 # has_text FILE TEXT: FILE holds TEXT.
 has_text() {
     grep -qF -- "$2" "$1" && return 0

@@ -36,30 +36,6 @@ step_ran() {
     return 1
 }
 
-# checks_ready FILE: elfthp-align --check FILE exits 0.
-checks_ready() {
-    run_tool --check "$1"
-    [ "$T_RC" -eq 0 ] && return 0
-    WHY="--check $1: $(tool_said)"; return 1
-}
-
-# prints_line PROG: PROG exits 0 and prints the expected line.
-prints_line() {
-    local out rc
-    out=$(timeout 60 "$1" 2>&1); rc=$?
-    [ "$rc" -eq 0 ] && [ "$out" = "$WANT_LINE" ] && return 0
-    WHY="$1: rc $rc, output [$out], want [$WANT_LINE]"; return 1
-}
-
-# text_moved ORIG NEW: the text PT_LOAD of NEW starts later in the file.
-text_moved() {
-    local o n
-    o=$(elf_phdrs "$1" | awk '$2 == "LOAD" && $8 == "RE" { print $3 }')
-    n=$(elf_phdrs "$2" | awk '$2 == "LOAD" && $8 == "RE" { print $3 }')
-    [ -n "$o" ] && [ -n "$n" ] && [ "$n" -gt "$o" ] && return 0
-    WHY="text offset $o -> $n: not moved"; return 1
-}
-
 snap_mk=$(snapshot "$MK_SRC")
 
 # ------------------------------------------------------------------------
