@@ -117,18 +117,22 @@ while read -r name bytes runs warm <&3; do
 	summary+="| $name | $(human "$(stat -c %s "$in")") | $tc ($tcm) | $tn ($tnm) | $ts ($tsm) | $ns | $pc | $(awk -v k="$trss" 'BEGIN{printf "%.1f MiB", k/1024}') | $(awk -v k="$prss" 'BEGIN{printf "%.1f MiB", k/1024}') | +$grow | +$pgrow |"$'\n'
 	rm -f "$out"/*."$name"
 
-	# The same two copies on tmpfs, where fsync costs nothing: what the
-	# rewrite itself costs next to cp.
-	mount_huge "$tmp" "$((3 * bytes / MiB + 64))M" never
+	# The same copies on tmpfs, where fsync costs nothing: what the
+	# rewrite itself costs next to cp (room for the input and three
+	# outputs).  On tmpfs (huge=never) the page-cache step collapses each
+	# window into a huge folio after the copy (cp leaves none):
+	# --no-warm is the copy alone.
+	mount_huge "$tmp" "$((4 * bytes / MiB + 64))M" never
 	cp "$in" "$tmp/in"
 	hf_rounds "part1-$name-tmpfs" "$runs" 1 "--runs 2" \
 	    elfthp-align "python3 $BENCH_DIR/benchlib.py check-if $tmp/tool $tmp/in && rm -f $tmp/tool" \
 	    "$TOOL -q -o $tmp/tool $tmp/in" \
+	    "elfthp-align --no-warm" "rm -f $tmp/nw" "$TOOL -q --no-warm -o $tmp/nw $tmp/in" \
 	    cp "rm -f $tmp/cp" "cp $tmp/in $tmp/cp"
 	PY check "$tmp/tool" "$tmp/in" || die "$name: tool output on tmpfs fails the check"
 	tmpfs_rows+=$(hf_table "$B/part1-$name-tmpfs.json" cp "$name" --median)$'\n'
 	j=$B/part1-$name-tmpfs.json
-	keys+="| 1 | same on tmpfs (no fsync cost), $name | $(ratio "$(hf_mean "$j" elfthp-align)" "$(hf_mean "$j" cp)")× cp (medians: $(ratio "$(PY hfmean "$j" elfthp-align median)" "$(PY hfmean "$j" cp median)")×) | (context) |"$'\n'
+	keys+="| 1 | same on tmpfs (no fsync cost), $name | $(ratio "$(hf_mean "$j" elfthp-align)" "$(hf_mean "$j" cp)")× cp (medians: $(ratio "$(PY hfmean "$j" elfthp-align median)" "$(PY hfmean "$j" cp median)")×), windows collapsed huge included; the copy alone (--no-warm) $(ratio "$(hf_mean "$j" "elfthp-align --no-warm")" "$(hf_mean "$j" cp)")× (medians: $(ratio "$(PY hfmean "$j" "elfthp-align --no-warm" median)" "$(PY hfmean "$j" cp median)")×) | (context) |"$'\n'
 	umount_huge
 done 3< <(sizes)
 
@@ -155,12 +159,16 @@ echo
 echo "- \`-o\` writes a new file as a linker or \`cp\` does: atomic (temporary file, then rename) but"
 echo "  with no fsync, so it promises the old name or the whole new file, not that the new file"
 echo "  survives a crash (\`--sync\` adds an fsync before the rename and one of the directory after"
-echo "  it).  It writes with one \`write()\` per aligned 2 MiB range through a 2 MiB buffer (one huge"
-echo "  page) that \`pread()\` fills, so that the page cache keeps each window as one folio (part 4)."
+echo "  it).  It writes with one \`write()\` per aligned 2 MiB range, copied from a 4 MiB window of"
+echo "  the input mapped at a time (one copy, as \`cp\`'s), so that the page cache keeps each window as"
+echo "  one folio (part 4)."
 echo "  An in-place rewrite always syncs unless \`--no-sync\`: part 4."
 echo "- \"no sync between runs\": the same rounds with only \`rm -f\` of the previous output before each"
 echo "  run (\`part1-NAME-nosync\` in commands.txt).  \"output lands huge\" is the tool's own look"
 echo "  (\`elfthp-align --warm -n\`) at the last output of each, after the runs."
+echo "- On tmpfs (\`huge=never\`) the rewrite's page-cache step collapses each window into a huge"
+echo "  folio after the copy (\`MADV_COLLAPSE\`), which is most of its time there; \`cp\`'s copy keeps"
+echo "  small folios.  \`elfthp-align --no-warm\` is the copy alone."
 echo "- At 1 GiB the fsync time of \`cp+fsync\` itself varies by seconds from run to run (the"
 echo "  VM's disk is shared)."
 echo "- patchelf reads the whole file into memory and writes it back from user space: its"
