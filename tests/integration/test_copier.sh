@@ -35,6 +35,8 @@ for t in ld.lld strace readelf /usr/bin/time; do
 done
 ASAN=no
 grep -qa __asan_init "$TOOL" && ASAN=yes
+# mmap_fault.so comes before the sanitizer's runtime in LD_PRELOAD.
+[ "$ASAN" = yes ] && export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 
 M=$WORK/ext4
 if ! mount_image ext4 "$M"; then
