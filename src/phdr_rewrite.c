@@ -37,6 +37,7 @@
 #define COPY_CHUNK	(UINT64_C(1) << 30)
 #define TABLE_CHUNK	256
 #define ALIGN_CHUNK	(UINT64_C(64) << 10)
+#define SHRANK		"input shrank while being copied"
 
 /*
  * One pass's large writes: the descriptors, the host's PMD (read from
@@ -47,9 +48,9 @@
  * Measured on ext4 (300 MiB lld program, bench part 1, 2026-12-06):
  * write() from a mapping of the input, populated before the write, costs
  * 0.85x cp; read() into a buffer of one huge page and write() from it,
- * two copies, cost 1.08 to 1.20x cp.  A window of four MiB is mapped
- * at a time (two on either side of costs 0.98x: one mmap a PMD); its
- * pages count in the RSS while it is mapped, so the window stays small.
+ * two copies, cost 1.08 to 1.20x cp.  A window of 4 MiB is mapped at a
+ * time: 2 MiB windows cost 0.98x (an mmap for every write), 8 MiB ones
+ * 0.85 to 0.89x, but a window's pages count in the RSS while mapped.
  * The mapping is only ever read by the kernel, inside write(): an input
  * truncated meanwhile makes write() fail with EFAULT, never a SIGBUS.
  * Where the input cannot be mapped (a file system without mmap), the
@@ -171,8 +172,7 @@ write_all(int out, const unsigned char *buf, uint64_t len, uint64_t dst,
 			continue;
 		/* Only a mapped input that lost pages faults in write(). */
 		if (r < 0 && errno == EFAULT)
-			return error_text(err, n, "input shrank while being "
-			    "copied");
+			return error_text(err, n, SHRANK);
 		if (r <= 0)
 			return error_text(err, n, "write: %s", r < 0 ?
 			    strerror(errno) : "no progress");
@@ -199,8 +199,7 @@ read_piece(const struct copier *c, uint64_t src, size_t len, char *err,
 		if (r < 0)
 			return error_text(err, n, "read: %s", strerror(errno));
 		if (r == 0)
-			return error_text(err, n, "input shrank while being "
-			    "copied");
+			return error_text(err, n, SHRANK);
 		got += (size_t)r;
 	}
 	return 0;
@@ -263,8 +262,7 @@ next_data(int in, uint64_t from, uint64_t limit, uint64_t *start,
 		if (errno != ENXIO)
 			return 0;
 		if (fstat(in, &st) == 0 && (uint64_t)st.st_size < limit)
-			return error_text(err, n, "input shrank while being "
-			    "copied");
+			return error_text(err, n, SHRANK);
 		*start = limit;
 		return 0;
 	}
@@ -325,7 +323,7 @@ copy_range(struct copier *c, uint64_t src, uint64_t dst, uint64_t len,
 		if (r < 0)
 			return error_text(err, n, "copy: %s", strerror(errno));
 		if (r == 0)
-			return error_text(err, n, "input shrank while being copied");
+			return error_text(err, n, SHRANK);
 		src += (uint64_t)r;
 		dst += (uint64_t)r;
 		len -= (uint64_t)r;
