@@ -31,12 +31,7 @@ done
 fixture_line gnu-pie || { skip "chroot" "fixture gnu-pie not built"; finish; }
 FX=$BUILD/$FX_FILE
 
-W=0
-while read -r _ t o v _ fs _ fl _; do
-    [ "$t" = LOAD ] || continue
-    case $fl in *W*) continue ;; esac
-    W=$((W + $(windows "$v" "$fs" "$TARGET")))
-done < <(elf_phdrs "$FX")
+count_eligible "$FX"; W=$ELIG_W
 [ "$W" -ge 1 ] || { fail "the fixture has windows" "gnu-pie has $W"; finish; }
 
 MNT=$WORK/mnt

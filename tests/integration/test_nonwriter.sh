@@ -39,12 +39,7 @@ P=$M/prog
 cp "$FX" "$M/control"
 chmod 755 "$P"; chmod 644 "$M/control"   # root's: nobody reads, never writes
 cp "$P" "$WORK/before"
-W=0
-while read -r _ t o v _ fs _ fl _; do
-    [ "$t" = LOAD ] || continue
-    case $fl in *W*) continue ;; esac
-    W=$((W + $(windows "$v" "$fs" "$TARGET")))
-done < <(elf_phdrs "$P")
+count_eligible "$P"; W=$ELIG_W
 [ "$W" -ge 1 ] || { fail "the fixture has windows" "$W"; finish; }
 
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
