@@ -151,6 +151,56 @@ test_relro_suffix_of_its_load(void **state)
 		assert_int_not_equal(cf[i].code, FINDING_RELRO_END);
 }
 
+/* RELRO ending exactly where its PT_LOAD ends: nothing after it to lose. */
+static void
+test_relro_ends_with_its_load(void **state)
+{
+	struct fixture *f = relro_file(state, K(68), K(68));
+	struct finding cf[8];
+	enum file_class v;
+	size_t n, i;
+
+	assert_int_equal(compat_report(&f->L, K(16), cf, 8, &n, &v), 0);
+	for (i = 0; i < n; i++)
+		assert_int_not_equal(cf[i].code, FINDING_RELRO_END);
+	/* Control: one byte of .data after it, and the end is inside. */
+	f->segs[1].memsz++;
+	assert_int_equal(compat_report(&f->L, K(16), cf, 8, &n, &v), 0);
+	assert_int_equal(v, FILE_NEEDS_RELINK);
+	assert_int_equal(cf[0].code, FINDING_RELRO_END);
+}
+
+/*
+ * More findings than room (70 p_aligns below the page, 64 stored, as
+ * --check --compat does): every one counted, none written past the
+ * array.  The entry after it, the caller's next variable, is a guard.
+ */
+static void
+test_compat_findings_past_room(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, K(16) * 70);
+	static struct seg_desc many[70];
+	struct finding cf[65];
+	enum file_class v;
+	size_t n, i;
+
+	for (i = 0; i < 70; i++)
+		many[i] = (struct seg_desc){ .type = PT_LOAD, .flags = PF_R,
+			.offset = K(16) * i, .vaddr = K(16) * i,
+			.paddr = K(16) * i, .filesz = 0x100, .memsz = 0x100,
+			.align = K(1) };
+	f->L.segs = many;
+	f->L.nsegs = 70;
+	memset(cf, 0xa5, sizeof(cf));
+	assert_int_equal(compat_report(&f->L, K(4), cf, 64, &n, &v), 0);
+	assert_int_equal(v, FILE_FIXABLE);
+	assert_int_equal(n, 70);
+	assert_int_equal(cf[63].code, FINDING_PAGE_ALIGN);
+	assert_int_equal(cf[63].segment, 63);
+	for (i = 0; i < sizeof(cf[64]); i++)
+		assert_int_equal(((unsigned char *)&cf[64])[i], 0xa5);
+}
+
 /* What fixes each finding: the rewrite, --page-size, or a relink. */
 static void
 test_finding_fixes(void **state)
@@ -261,6 +311,8 @@ main(void)
 		T(test_relro_end_inside_a_page),
 		T(test_relro_end_aligned),
 		T(test_relro_suffix_of_its_load),
+		T(test_relro_ends_with_its_load),
+		T(test_compat_findings_past_room),
 		T(test_finding_fixes),
 		T(test_readiness_follows_the_plan),
 		T(test_exec_align_is_no_finding),
