@@ -21,7 +21,8 @@
  * The test's own calls go to the __real_ ones.
  *
  * Scenarios: warm_file() as a library call on a plain 6 MiB file with three
- * PMD windows whose small folios are cached; process_file() in --warm mode
+ * PMD windows whose small folios are cached (the look also with only its
+ * first window cached, so that each window's cachestat is asked); process_file() in --warm mode
  * on a 6 MiB ELF file made here (one congruent read-only PT_LOAD); and
  * host_report() on a directory.  The controls: the same runs with nothing
  * failing give a verdict (windows made huge, a probe that measured).
@@ -360,18 +361,24 @@ fill(unsigned char *b, bool elf)
  * The file written anew, its cache dropped, then read with pread so that
  * small folios are cached: --warm has a drop and a read to do every time.
  */
+/* Only the first cache_only bytes are read back, where it is not 0. */
+static off_t cache_only;
+
 static void
 make_cold(struct state *t)
 {
 	int fd = open(t->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	off_t off, end = cache_only ? cache_only : (off_t)FILE_SIZE;
 	char buf[65536];
-	off_t off;
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, t->bytes, FILE_SIZE), FILE_SIZE);
 	assert_int_equal(fsync(fd), 0);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	for (off = 0; off < (off_t)FILE_SIZE; off += (off_t)sizeof(buf))
+	/* No readahead past what is read: the rest stays out. */
+	if (cache_only)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	for (off = 0; off < end; off += (off_t)sizeof(buf))
 		assert_true(pread(fd, buf, sizeof(buf), off) > 0);
 	close(fd);
 }
@@ -414,6 +421,7 @@ teardown(void **state)
 	struct state *t = *state;
 
 	armed = false;
+	cache_only = 0;
 	unlink(t->path);
 	rmdir(t->dir);
 	free(t->bytes);
@@ -716,6 +724,60 @@ test_warm_file_faults_blind(void **state)
 		    "windows made huge: %s", count[C_FOPEN], o.text);
 }
 
+/*
+ * The look at a file partly cached (its first window): the whole file's
+ * cachestat is not the end of it, each window is asked on its own (a fully
+ * cached file skips that), and each of those calls failing in turn is an
+ * error, never "nothing cached" and a verdict.
+ */
+/* Pages of the file in the page cache now (mincore, not armed). */
+static size_t
+resident_pages(const struct state *t)
+{
+	size_t npages = (FILE_SIZE + 4095) / 4096, n = 0, i;
+	unsigned char *vec = malloc(npages);
+	int fd = open(t->path, O_RDONLY);
+	void *m = fd < 0 ? MAP_FAILED :
+	    mmap(NULL, FILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+
+	assert_true(vec != NULL && m != MAP_FAILED);
+	assert_int_equal(mincore(m, FILE_SIZE, vec), 0);
+	for (i = 0; i < npages; i++)
+		n += vec[i] & 1;
+	munmap(m, FILE_SIZE);
+	close(fd);
+	free(vec);
+	return n;
+}
+
+static void
+test_look_cli_partly_cached(void **state)
+{
+	struct state *t = *state;
+	unsigned long clean, nth;
+	struct outcome o, ctl;
+	size_t pages;
+
+	fill(t->bytes, true);
+	cache_only = (off_t)(2 * MiB_);
+	make_cold(t);
+	pages = resident_pages(t);
+	if (pages < 512 || pages >= (FILE_SIZE + 4095) / 4096)
+		fail_msg("precondition: want the first window cached and not "
+		    "the whole file, got %zu pages cached", pages);
+	run_once(t, run_look_cli, NCALLS, 0, &ctl);
+	clean = count[C_SYSCALL];
+	if (ctl.error || !ctl.verdict || clean < 4)
+		fail_msg("control: want a verdict from 4 or more cachestat "
+		    "calls (the file, each window), got %lu: %s", clean,
+		    ctl.text);
+	for (nth = 1; nth <= clean; nth++) {
+		run_once(t, run_look_cli, C_SYSCALL, nth, &o);
+		check_failed(t, run_look_cli, C_SYSCALL, nth, &o, &ctl);
+	}
+	cache_only = 0;
+}
+
 int
 main(void)
 {
@@ -728,6 +790,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_look_cli_faults, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_look_cli_partly_cached,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settle_cli_faults, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_host_faults, setup,
