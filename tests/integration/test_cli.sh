@@ -198,6 +198,13 @@ T_OUT=$(timeout 30 "$TOOL" --check -f "$L/fifo" 2>&1); T_RC=$?
 wait
 assert "control: -f FIFO whose writer comes a second later is read" equals "summary" \
     "$T_RC:$(printf '%s\n' "$T_OUT" | tail -n 1 | cut -d: -f1)" "1:checked 1 file"
+# Reads block once the writer is there: a writer that pauses between two
+# lines is waited for (non-blocking, the read got EAGAIN).
+( printf '%s\n' "$L/skipped"; sleep 1; printf '%s\n' "$L/a" ) > "$L/fifo" &
+T_OUT=$(timeout 30 "$TOOL" --check -f "$L/fifo" 2>&1); T_RC=$?
+wait
+assert "-f FIFO whose writer pauses between two lines: both read" equals "summary" \
+    "$T_RC:$(printf '%s\n' "$T_OUT" | tail -n 1 | cut -d: -f1)" "1:checked 2 files"
 run_tool -0 "$L/skipped"
 assert "-0 without -f: refused (exit 2)" tool_rc 2
 assert "-0 without -f: the file is not touched" same_file "$LLD" "$L/skipped"

@@ -11,7 +11,8 @@
 #     (mmap_fault.so: ENODEV, as a file system without mmap): exit 0, the
 #     same output bytes both ways, segment bytes unchanged (readelf), the
 #     program prints what the original prints, every window huge at once
-#     (--warm -n) and PMD-mapped by the running program (smaps);
+#     (--warm -n) and PMD-mapped by the running program (smaps); with
+#     --no-warm too (the copy alone: no write() straddles a PMD boundary);
 #   - peak RSS under 16 MiB (the window's pages count while mapped);
 #   - the input truncated while a write() is held (strace): in a window
 #     already mapped (write() gets EFAULT), before any window of text was
@@ -97,6 +98,13 @@ for k in mapped buffered; do
     assert "$k: prints what the original prints" prints_same "$M/$k"
     assert "$k: every window huge at once" huge_at_once "$M/$k"
 done
+# The copy alone, without the page-cache step that reads small windows
+# again: each write() one PMD range of the output, starting on its boundary.
+T_OUT=$("$TOOL" --no-warm -o "$M/nowarm" "$IN" 2> "$WORK/.err"); T_RC=$?
+T_ERR=$(cat "$WORK/.err")
+assert "--no-warm: exits 0" tool_rc 0
+assert "--no-warm: the same bytes" same_file "$M/mapped" "$M/nowarm"
+assert "--no-warm: every window huge at once, by the copy alone" huge_at_once "$M/nowarm"
 assert "mapped: the running program maps $((W * 2048)) kB with PMDs" maps_kb "$M/mapped" $((W * 2048))
 cp "$M/mapped" "$M/cp-of-output"
 assert "negative control: cp of the output maps 0 kB with PMDs" maps_kb "$M/cp-of-output" 0

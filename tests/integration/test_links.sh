@@ -21,7 +21,13 @@
 #     temporary name); SIGKILL leaves each name whole, old or new, and the
 #     rerun gives every name the new bytes and removes the temporary names;
 #   - a name replaced by another process between two renames keeps what
-#     the other process put there; the file's other names stay one file.
+#     the other process put there; the file's other names stay one file;
+#     so does the first name (renamed last), replaced while the first
+#     other name's rename is held;
+#   - the directory of every name is fsynced after the renames (strace -y:
+#     b, z's directory, only once z is renamed);
+#   - a name given twice is one name: `x x` with a second name y not in
+#     the run is refused (exit 2), x and y stay one file.
 # Negative controls: the checks "one file" and "congruent" fail on the
 # original and after --break-hardlinks; a truncated copy is refused.
 . "$(dirname "$0")/lib.sh"
@@ -201,6 +207,15 @@ for kind in past-eof overlap truncated; do
 done
 
 # ------------------------------------------------------------------------
+echo "# a name given twice"
+make_group
+run_tool "${FAST[@]}" "$T/a/x" "$T/a/x" "$T/a/y"
+assert "x x y of x, y, z: exit 2" tool_rc 2
+assert "x x y: says the links would split" stderr_has "$T/a/x: has 3 hard links; replacing it would split them"
+assert "x x y: the three names still one file, the old one" one_file 3 "${NAMES[@]}"
+assert "x x y: x untouched" same_file "$FX" "$T/a/x"
+
+# ------------------------------------------------------------------------
 echo "# signals between two renames of a group"
 have_strace=yes
 if ! command -v strace > /dev/null || ! command -v cpp > /dev/null ||
@@ -277,6 +292,32 @@ if [ $have_strace = yes ]; then
         delayed_wait
         fail "replaced name: held at the first rename" "$(tool_said)"
     fi
+
+    echo "# the first name replaced between two renames"
+    make_group
+    if delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
+        printf 'not yours\n' > "$T/a/x.mine" && mv "$T/a/x.mine" "$T/a/x"
+        delayed_wait
+        assert "replaced first name: exit 2" tool_rc 2
+        assert "replaced first name: said" stderr_has "$T/a/x: changed while its names were being renamed; it keeps what it is now (2 of 3 names have the new file)"
+        assert "replaced first name: keeps what the other process put there" equals "x" "$(cat "$T/a/x")" "not yours"
+        assert "replaced first name: the file's other names one file" one_file 2 "$T/a/y" "$T/b/z"
+        assert "replaced first name: they have the new bytes" all_same "$REF" "$T/a/y" "$T/b/z"
+        assert "replaced first name: no temporary file" no_temp_tree "$T"
+    else
+        delayed_wait
+        fail "replaced first name: held at the first rename" "$(tool_said)"
+    fi
+
+    echo "# every name's directory fsynced after the renames"
+    make_group
+    strace -f -y -qq -o "$WORK/sync.trace" -e trace=fsync,renameat,renameat2 \
+        "$TOOL" -q -r -j 1 --no-warm "$T" > /dev/null 2>&1
+    # The calls on b, z's directory: its rename, then its fsync.
+    b_calls=$(grep -E "^[0-9]+ +(fsync|renameat2?)\([0-9]+<$T/b>" "$WORK/sync.trace" |
+        sed -E 's/^[0-9]+ +([a-z0-9]+)\(.*/\1/' | uniq | paste -sd, -)
+    assert "b is fsynced after z is renamed" equals "calls on $T/b" "$b_calls" "renameat,fsync"
+    assert "control: the run gave every name the new file" one_file 3 "${NAMES[@]}"
 else
     skip "signals between renames" "strace with syscall delay injection not available"
 fi
