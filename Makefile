@@ -132,12 +132,12 @@ CORE_SRCS = src/segment_pad.c src/core/layout.c src/core/validate.c \
        src/core/plan_check.c src/core/plan_error.c src/core/compat.c \
        src/core/findings.c src/core/geometry.c src/core/impact.c \
        src/core/hugefs.c src/core/windows.c src/core/pid_verdict.c \
-       src/core/measure_stats.c src/core/archive.c
+       src/core/measure_stats.c src/core/archive.c src/core/glibc_thp.c
 IO_SRCS = src/phdr_rewrite.c src/io/elf_read.c src/io/atomic_file.c \
        src/io/fs_info.c src/io/pagecache.c src/io/pc_view.c src/io/warm.c src/io/pid_scan.c \
        src/io/error_text.c src/io/host_probe.c src/io/dest.c \
        src/io/dirfd.c src/io/measure_run.c src/io/placement.c \
-       src/io/atomic_links.c src/io/zip_read.c
+       src/io/atomic_links.c src/io/zip_read.c src/io/glibc_probe.c
 CLI_SRCS = src/main.c src/report.c src/cli/process.c src/cli/runner.c \
        src/cli/report_check.c src/cli/report_runtime.c src/cli/json_out.c \
        src/cli/host.c src/cli/path_list.c src/cli/pid_mode.c src/cli/format.c \
