@@ -165,13 +165,14 @@ UNIT_test_hugefs       = $(FIXTURE) src/core/layout.o src/core/hugefs.o \
 UNIT_test_pid_verdict  = $(FIXTURE) src/core/layout.o src/core/pid_verdict.o
 UNIT_test_measure_stats = src/core/measure_stats.o
 UNIT_test_archive      = src/core/archive.o
+UNIT_test_glibc_thp    = src/core/glibc_thp.o src/core/hugefs.o
 
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_geometry \
              tests/unit/test_impact tests/unit/test_compat \
              tests/unit/test_hugefs tests/unit/test_plan_check \
              tests/unit/test_pid_verdict tests/unit/test_validate \
              tests/unit/test_plan_refusals tests/unit/test_measure_stats \
-             tests/unit/test_archive
+             tests/unit/test_archive tests/unit/test_glibc_thp
 # The write pass on images it builds with libelf: every object but main.o,
 # and the output writes wrapped so that it can make the Nth one fail.
 WRITE_TESTS = tests/test_rewrite
