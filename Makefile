@@ -29,6 +29,10 @@
 #                   multi-user.target and run a workload of real programs
 #                   (tests/system/run.sh; needs root; 2 to 3.2 minutes with the
 #                   root cached, 8 more to build it)
+#   make check-glibc  glibc 2.44's glibc.elf.thp=1 on files whose text starts
+#                   on 2 MiB, from a cold page cache on loop-mounted ext4 and
+#                   XFS (tests/glibc/run.sh; a sid root with Debian
+#                   experimental's glibc, cached in build/glibc44; needs root)
 #   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
 #   make fuzz       libFuzzer, both harnesses, FUZZ_SECONDS each (default 60)
 #   make corpus     rewrite and check copies of the system's ELF files
@@ -179,7 +183,7 @@ WRITE_TESTS = tests/test_rewrite
 WRITE_OBJS  = $(filter-out src/main.o,$(OBJS))
 WRITE_WRAP  = -Wl,--wrap=pwrite64,--wrap=pwrite,--wrap=copy_file_range
 
-.PHONY: all check check-vm check-system mutation demo docs-samples bench fuzz fuzz-coverage corpus deps deb \
+.PHONY: all check check-vm check-system check-glibc mutation demo docs-samples bench fuzz fuzz-coverage corpus deps deb \
         install install-files uninstall clean
 
 all: elfthp-align
@@ -266,6 +270,12 @@ check-vm:
 # Outside make check: root, network for the first build, and long.
 check-system: elfthp-align
 	@bash tests/system/run.sh
+
+# glibc 2.44's glibc.elf.thp on start-aligned text from a cold cache: a
+# sid root with Debian experimental's glibc (cached in build/glibc44),
+# loop-mounted ext4 and XFS images.  Root, network for the first build.
+check-glibc: elfthp-align
+	@bash tests/glibc/run.sh
 
 docs-samples: elfthp-align
 	@bash scripts/docs-samples.sh
