@@ -19,7 +19,6 @@
  *   - GLIBC_TUNABLES ("NAME=VALUE:NAME=VALUE") overrides the cache unless
  *     the entry is nonoverridable; the last setting of a name wins.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,13 @@
 #include "elfthp_core.h"
 
 #define THP_TUNABLE "glibc.elf.thp"
+
+/* isspace(3) of the C locale, without the locale tables. */
+static bool
+blank(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
 
 /* "0" or "1": the tunable's range; else -1 (glibc ignores it). */
 static int
@@ -104,13 +110,13 @@ tunconf_line(struct tunconf_state *st, const char *line)
 	p = tunconf_prefixes(line, &locked, &secure_only);
 	if ((eq = strchr(p, '=')) == NULL || eq == p)
 		return;
-	for (nlen = (size_t)(eq - p); nlen > 0 && isspace((unsigned char)p[nlen - 1]);)
+	for (nlen = (size_t)(eq - p); nlen > 0 && blank(p[nlen - 1]);)
 		nlen--;
 	if (nlen != strlen(THP_TUNABLE) || memcmp(p, THP_TUNABLE, nlen) != 0)
 		return;
-	for (v = eq + 1; isspace((unsigned char)*v); v++)
+	for (v = eq + 1; blank(*v); v++)
 		;
-	for (end = v + strlen(v); end > v && isspace((unsigned char)end[-1]);)
+	for (end = v + strlen(v); end > v && blank(end[-1]);)
 		end--;
 	val = thp_value(v, (size_t)(end - v));
 	if (st->filtered || secure_only) {
