@@ -29,6 +29,10 @@
 #                   multi-user.target and run a workload of real programs
 #                   (tests/system/run.sh; needs root; 2 to 3.2 minutes with the
 #                   root cached, 8 more to build it)
+#   make check-glibc  glibc 2.44's glibc.elf.thp=1 on files whose text starts
+#                   on 2 MiB, from a cold page cache on loop-mounted ext4 and
+#                   XFS (tests/glibc/run.sh; a sid root with Debian
+#                   experimental's glibc, cached in build/glibc44; needs root)
 #   make bench      benchmarks (bench/run.sh), results in bench/RESULTS.md
 #   make fuzz       libFuzzer, both harnesses, FUZZ_SECONDS each (default 60)
 #   make corpus     rewrite and check copies of the system's ELF files
@@ -132,12 +136,12 @@ CORE_SRCS = src/segment_pad.c src/core/layout.c src/core/validate.c \
        src/core/plan_check.c src/core/plan_error.c src/core/compat.c \
        src/core/findings.c src/core/geometry.c src/core/impact.c \
        src/core/hugefs.c src/core/windows.c src/core/pid_verdict.c \
-       src/core/measure_stats.c src/core/archive.c
+       src/core/measure_stats.c src/core/archive.c src/core/glibc_thp.c
 IO_SRCS = src/phdr_rewrite.c src/io/elf_read.c src/io/atomic_file.c \
        src/io/fs_info.c src/io/pagecache.c src/io/pc_view.c src/io/warm.c src/io/pid_scan.c \
        src/io/error_text.c src/io/host_probe.c src/io/dest.c \
        src/io/dirfd.c src/io/measure_run.c src/io/placement.c \
-       src/io/atomic_links.c src/io/zip_read.c
+       src/io/atomic_links.c src/io/zip_read.c src/io/glibc_probe.c
 CLI_SRCS = src/main.c src/report.c src/cli/process.c src/cli/runner.c \
        src/cli/report_check.c src/cli/report_runtime.c src/cli/json_out.c \
        src/cli/host.c src/cli/path_list.c src/cli/pid_mode.c src/cli/format.c \
@@ -165,20 +169,21 @@ UNIT_test_hugefs       = $(FIXTURE) src/core/layout.o src/core/hugefs.o \
 UNIT_test_pid_verdict  = $(FIXTURE) src/core/layout.o src/core/pid_verdict.o
 UNIT_test_measure_stats = src/core/measure_stats.o
 UNIT_test_archive      = src/core/archive.o
+UNIT_test_glibc_thp    = src/core/glibc_thp.o src/core/hugefs.o
 
 UNIT_TESTS = tests/unit/test_segment_pad tests/unit/test_geometry \
              tests/unit/test_impact tests/unit/test_compat \
              tests/unit/test_hugefs tests/unit/test_plan_check \
              tests/unit/test_pid_verdict tests/unit/test_validate \
              tests/unit/test_plan_refusals tests/unit/test_measure_stats \
-             tests/unit/test_archive
+             tests/unit/test_archive tests/unit/test_glibc_thp
 # The write pass on images it builds with libelf: every object but main.o,
 # and the output writes wrapped so that it can make the Nth one fail.
 WRITE_TESTS = tests/test_rewrite
 WRITE_OBJS  = $(filter-out src/main.o,$(OBJS))
 WRITE_WRAP  = -Wl,--wrap=pwrite64,--wrap=pwrite,--wrap=copy_file_range
 
-.PHONY: all check check-vm check-system mutation demo docs-samples bench fuzz fuzz-coverage corpus deps deb \
+.PHONY: all check check-vm check-system check-glibc mutation demo docs-samples bench fuzz fuzz-coverage corpus deps deb \
         install install-files uninstall clean
 
 all: elfthp-align
@@ -265,6 +270,12 @@ check-vm:
 # Outside make check: root, network for the first build, and long.
 check-system: elfthp-align
 	@bash tests/system/run.sh
+
+# glibc 2.44's glibc.elf.thp on start-aligned text from a cold cache: a
+# sid root with Debian experimental's glibc (cached in build/glibc44),
+# loop-mounted ext4 and XFS images.  Root, network for the first build.
+check-glibc: elfthp-align
+	@bash tests/glibc/run.sh
 
 docs-samples: elfthp-align
 	@bash scripts/docs-samples.sh

@@ -486,6 +486,43 @@ size_t pid_place_windows(const struct elf_layout *, const struct pid_map *,
 enum tri collapse_on_files(struct kernel_version, enum tri ro_thp_for_fs);
 bool glibc_aligns_libraries(const char *version);
 
+/* glibc_thp.c: glibc 2.44's glibc.elf.thp on this host (--host); pure. */
+struct tunconf_state {
+	int value;		/* the last host-wide setting, or -1: none */
+	bool locked;		/* ... nonoverridable: GLIBC_TUNABLES cannot */
+	bool per_program;	/* set for one program or setuid ones only */
+	bool bad_value;		/* a value glibc ignores (not 0 or 1) */
+	bool filtered;		/* inside a [proc:NAME] section */
+};
+struct glibc_thp_facts {
+	const char *version;	/* "2.44", or NULL: unknown */
+	enum tri has_tunable;	/* ld.so names glibc.elf.thp */
+	bool arch_on;		/* on by default on this architecture */
+	int env;		/* GLIBC_TUNABLES' value, or -1: not set */
+	bool conf_exists;	/* /etc/tunables.conf is there */
+	struct tunconf_state conf;
+	bool conf_cached;	/* ld.so.cache holds it, written after it */
+};
+enum glibc_thp_state { GTHP_ABSENT, GTHP_OFF, GTHP_ON };
+enum glibc_thp_from {
+	GTHP_FROM_DEFAULT, GTHP_FROM_ARCH, GTHP_FROM_CONF, GTHP_FROM_ENV,
+};
+struct glibc_thp_verdict {
+	enum glibc_thp_state state;
+	enum glibc_thp_from from;	/* what set the value in force */
+	bool stale;		/* tunables.conf sets it; ldconfig has not run */
+};
+void tunconf_line(struct tunconf_state *, const char *line);
+void tunconf_end_file(struct tunconf_state *);
+int tunables_env_thp(const char *env);
+bool glibc_has_thp_tunable(const char *version);
+void glibc_thp_decide(const struct glibc_thp_facts *,
+    struct glibc_thp_verdict *);
+const char *glibc_thp_state_name(enum glibc_thp_state);
+const char *glibc_thp_from_name(enum glibc_thp_from);
+void glibc_thp_sentence(char *, size_t, const struct glibc_thp_facts *,
+    const struct glibc_thp_verdict *);
+
 /* windows.c: the file ranges --warm works on; pure. */
 struct warm_plan {
 	uint64_t pmd;

@@ -258,6 +258,10 @@ struct host_facts {
 	const char *collapse_where;	/* the path that measured it, or NULL */
 	const char *glibc;
 	bool glibc_aligns;	/* 2.35 or later: p_align places libraries */
+	char thp_version[32];	/* glibc's version (ELFTHP_GLIBC_ROOT's) */
+	struct glibc_thp_facts thp;	/* glibc.elf.thp (glibc_probe.c) */
+	struct glibc_thp_verdict thp_verdict;
+	char thp_sentence[512];
 	struct host_path *paths;
 	size_t npaths;
 	struct {
@@ -271,6 +275,10 @@ void host_probe_path(struct host_path *, const struct host_facts *,
     uint64_t pmd);
 bool host_probe_broke(const struct fs_probe *);
 void host_collapse_measured(struct host_facts *, const struct host_path *);
+
+/* glibc_probe.c: glibc.elf.thp's facts (ELFTHP_GLIBC_ROOT: another root). */
+int glibc_thp_read(struct glibc_thp_facts *, char *version, size_t,
+    char *where, size_t);
 
 /* pid_scan.c: --pid's measurements.  One row per file a process maps,
  * measured and decided (pid_verdict.c); cli/pid_mode.c groups and prints. */

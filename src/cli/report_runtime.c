@@ -358,6 +358,7 @@ host_text(FILE *f, const struct host_facts *hf)
 	fprintf(f, "glibc %s: %s\n", hf->glibc, hf->glibc_aligns ?
 	    "places shared libraries at their p_align (2.35 and later)" :
 	    "ignores p_align for shared libraries (below 2.35)");
+	fprintf(f, "%s\n", hf->thp_sentence);
 	for (i = 0; i < hf->npaths; i++)
 		host_text_path(f, &hf->paths[i]);
 }
@@ -402,6 +403,36 @@ host_json_path(FILE *f, const struct options *o, const struct host_path *h)
 	json_end(&j);
 }
 
+/* A value of glibc.elf.thp, or null where nothing sets it. */
+static void
+json_thp_value(struct json *j, const char *key, int v)
+{
+	if (v < 0)
+		json_str(j, key, NULL);
+	else
+		json_u64(j, key, (uint64_t)v);
+}
+
+/* glibc.elf.thp: there, on, from where; and the sentence. */
+static void
+host_json_thp(struct json *j, const struct host_facts *hf)
+{
+	const struct glibc_thp_facts *t = &hf->thp;
+	const struct glibc_thp_verdict *v = &hf->thp_verdict;
+
+	json_str(j, "glibc_elf_thp", glibc_thp_state_name(v->state));
+	json_str(j, "glibc_elf_thp_from", v->state == GTHP_ABSENT ? NULL :
+	    glibc_thp_from_name(v->from));
+	json_tri(j, "glibc_elf_thp_in_ldso", t->has_tunable);
+	json_thp_value(j, "glibc_tunables_thp", t->env);
+	json_bool(j, "tunables_conf", t->conf_exists);
+	json_thp_value(j, "tunables_conf_thp", t->conf.value);
+	json_bool(j, "tunables_conf_locked", t->conf.value >= 0 &&
+	    t->conf.locked);
+	json_bool(j, "tunables_conf_cached", t->conf_cached);
+	json_str(j, "glibc_elf_thp_advice", hf->thp_sentence);
+}
+
 void
 report_host(FILE *f, const struct options *o, const struct host_facts *hf)
 {
@@ -422,6 +453,7 @@ report_host(FILE *f, const struct options *o, const struct host_facts *hf)
 	json_tri(&j, "madv_collapse_files", hf->collapse_files);
 	json_str(&j, "glibc", hf->glibc);
 	json_bool(&j, "glibc_aligns_libraries", hf->glibc_aligns);
+	host_json_thp(&j, hf);
 	json_end(&j);
 	for (i = 0; i < hf->npaths; i++)
 		host_json_path(f, o, &hf->paths[i]);

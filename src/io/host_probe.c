@@ -236,7 +236,7 @@ int
 host_facts_read(struct host_facts *hf)
 {
 	static const char *const thp_dir = "/sys/kernel/mm/transparent_hugepage";
-	char where[160];
+	char where[320];
 	int rc = 0, e;
 
 	host_kernel(hf->kernel, sizeof(hf->kernel), &hf->version);
@@ -255,7 +255,15 @@ host_facts_read(struct host_facts *hf)
 		rc = unread(hf, hf->config_where, e);
 	hf->collapse_files = collapse_on_files(hf->version, hf->ro_thp_for_fs);
 	hf->glibc = host_glibc();
+	if (glibc_thp_read(&hf->thp, hf->thp_version, sizeof(hf->thp_version),
+	    where, sizeof(where)) != 0)
+		rc = unread(hf, where, errno != 0 ? errno : EIO);
+	if (hf->thp.version != NULL)
+		hf->glibc = hf->thp.version;	/* ELFTHP_GLIBC_ROOT's */
 	hf->glibc_aligns = glibc_aligns_libraries(hf->glibc);
+	glibc_thp_decide(&hf->thp, &hf->thp_verdict);
+	glibc_thp_sentence(hf->thp_sentence, sizeof(hf->thp_sentence),
+	    &hf->thp, &hf->thp_verdict);
 	return rc;
 }
 

@@ -1,0 +1,3 @@
+module elfthp/gocgo
+
+go 1.19
