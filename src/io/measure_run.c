@@ -43,6 +43,8 @@ struct round_ctx {
 	size_t nseen;
 	size_t seen_cap;
 	int ctr[CTR_N];
+	double last_exit;	/* when the last exit event came, less the
+				   looks before it */
 };
 
 const char *const counter_names[CTR_N] = { "itlb_misses", "instructions",
@@ -186,14 +188,64 @@ file_index(struct round_ctx *c, dev_t dev, ino_t ino, const char *path)
 	return (long)i;
 }
 
+/* /proc/PID/io's read_bytes: what the process made the kernel read. */
+static uint64_t
+read_bytes_of(pid_t pid)
+{
+	char path[64], line[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "read_bytes: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)v;
+}
+
+/* Is this process huge: each FILE it maps as PMD-mapped as expected? */
+static bool
+process_huge(const struct round_ctx *c, const uint64_t *kb, const bool *maps)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < *c->nfiles; i++) {
+		if (!maps[i])
+			continue;
+		if (c->q->expected ? kb[i] < c->q->expected[i] || kb[i] == 0 :
+		    kb[i] == 0)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* One smaps line in the mapping cur (a FILE's index, or -1): kb, anon. */
+static void
+smaps_line(const char *line, long cur, uint64_t *kb, uint64_t *anon)
+{
+	unsigned long long v;
+
+	if (sscanf(line, "FilePmdMapped: %llu kB", &v) == 1 && cur >= 0)
+		kb[cur] += v;
+	else if (sscanf(line, "ShmemPmdMapped: %llu kB", &v) == 1)
+		*(cur >= 0 ? &kb[cur] : anon) += v;
+	else if (sscanf(line, "AnonHugePages: %llu kB", &v) == 1)
+		*anon += v;
+}
+
 /* smaps of one process, at its exit: the FILEs' PMD-mapped kB. */
 static void
 read_smaps(struct round_ctx *c, pid_t pid)
 {
 	char path[64], *line = NULL;
-	uint64_t kb[MEASURE_MAX_FILES] = { 0 };
-	unsigned long long v;
-	size_t cap = 0, i;
+	uint64_t kb[MEASURE_MAX_FILES] = { 0 }, anon = 0;
+	bool maps[MEASURE_MAX_FILES] = { false };
+	size_t cap = 0;
 	long cur = -1;
 	const char *name;
 	dev_t dev;
@@ -207,13 +259,13 @@ read_smaps(struct round_ctx *c, pid_t pid)
 		return;
 	}
 	while (getline(&line, &cap, f) > 0) {
-		if (smaps_mapping(line, &dev, &ino, &name))
-			cur = file_index(c, dev, ino, name);
-		else if (line[0] >= '0' && line[0] <= '9')
+		if (smaps_mapping(line, &dev, &ino, &name)) {
+			if ((cur = file_index(c, dev, ino, name)) >= 0)
+				maps[cur] = true;
+		} else if (line[0] >= '0' && line[0] <= '9')
 			cur = -1;	/* anonymous: a header with inode 0 */
-		else if (cur >= 0 && (sscanf(line, "FilePmdMapped: %llu kB",
-		    &v) == 1 || sscanf(line, "ShmemPmdMapped: %llu kB", &v) == 1))
-			kb[cur] += v;
+		else
+			smaps_line(line, cur, kb, &anon);
 	}
 	if (ferror(f))
 		snprintf(c->r->unread, sizeof(c->r->unread), "%s: read: %s",
@@ -221,9 +273,16 @@ read_smaps(struct round_ctx *c, pid_t pid)
 	fclose(f);
 	free(line);
 	c->r->processes++;
-	for (i = 0; i < *c->nfiles; i++)
-		if (kb[i] > c->r->pmd_kb[i])
-			c->r->pmd_kb[i] = kb[i];
+	c->r->anon_huge_kb += anon;
+	c->r->read_bytes += read_bytes_of(pid);
+	round_files_add(&c->r->pf, kb, maps, *c->nfiles);
+	if (process_huge(c, kb, maps))
+		c->r->huge_procs++;
+	for (cur = 0; cur < (long)*c->nfiles; cur++)
+		if (maps[cur]) {
+			c->r->mappers++;
+			break;
+		}
 }
 
 /* A thread's exit is not its process's: smaps once, at the leader's. */
@@ -285,8 +344,12 @@ on_stop(struct round_ctx *c, pid_t pid, int status)
 	int sig = WSTOPSIG(status), event = status >> 16, pass = 0;
 
 	if (event == PTRACE_EVENT_EXIT) {
+		double t0 = now_s();
+
+		c->last_exit = t0 - c->r->look_s;
 		if (is_leader(pid))
 			read_smaps(c, pid);
+		c->r->look_s += now_s() - t0;
 	} else if (event == 0 && sig == SIGSTOP && first_stop(c, pid)) {
 		pass = 0;
 	} else if (event == 0 && sig != SIGTRAP) {
@@ -325,7 +388,8 @@ trace_all(struct round_ctx *c, pid_t top, double start)
 		}
 		forget(c, p);
 		if (p == top) {
-			c->r->wall_s = now_s() - start;
+			c->r->wall_s = (c->last_exit > 0 ? c->last_exit :
+			    now_s()) - start;
 			c->r->status = status;
 			take_rusage(c->r, &ru);
 		}
