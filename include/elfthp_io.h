@@ -344,6 +344,7 @@ int dest_output_path(const char *output, const struct stat *input,
     char **final, char *err, size_t);
 
 /* measure_run.c: one round of --measure (COMMAND, traced, measured). */
+#define MEASURE_GRACE_S 2	/* after COMMAND's exit, then its tree is killed */
 enum counter { CTR_ITLB, CTR_INSTRUCTIONS, CTR_CYCLES, CTR_DTLB, CTR_N };
 extern const char *const counter_names[CTR_N];
 struct measure_file {
@@ -376,6 +377,11 @@ struct round_result {
 				   files, summed over the processes */
 	uint64_t read_bytes;	/* /proc/PID/io read_bytes, summed */
 	double look_s;		/* the tool's own looks at exiting processes */
+	size_t thp_changed;	/* processes seen (at an exec or their exit)
+				   in the other THP state than the round's */
+	size_t untraced;	/* reaped, never traced: escaped the trace */
+	size_t killed;		/* still running MEASURE_GRACE_S after the
+				   command: killed */
 	char unread[256];	/* a look that failed, or "" */
 };
 void counter_probe(enum counter, char *why, size_t n);

@@ -323,6 +323,32 @@ calibrate(struct measure *m, struct round_result *r)
 	return 0;
 }
 
+/*
+ * What a round's tree did that the looks at its processes' exits cannot
+ * vouch for: false, with why, if anything.
+ */
+static bool
+tree_accounted(const struct round_result *r, char *why, size_t n)
+{
+	if (r->untraced > 0)
+		snprintf(why, n, "%zu process%s escaped the trace "
+		    "(CLONE_UNTRACED): %s mappings were never looked at",
+		    r->untraced, r->untraced == 1 ? "" : "es",
+		    r->untraced == 1 ? "its" : "their");
+	else if (r->thp_changed > 0)
+		snprintf(why, n, "%zu process%s changed %s THP state itself "
+		    "(prctl PR_SET_THP_DISABLE) during the round", r->thp_changed,
+		    r->thp_changed == 1 ? "" : "es",
+		    r->thp_changed == 1 ? "its" : "their");
+	else if (r->killed > 0)
+		snprintf(why, n, "%zu process%s still running %d s after the "
+		    "command exited: killed", r->killed, r->killed == 1 ? " was" :
+		    "es were", MEASURE_GRACE_S);
+	else
+		return true;
+	return false;
+}
+
 /* A counted round: run, then verified from what its processes mapped. */
 static int
 counted_round(struct measure *m, size_t pair, bool huge)
@@ -338,6 +364,8 @@ counted_round(struct measure *m, size_t pair, bool huge)
 	if (x->r.unread[0] != '\0')
 		snprintf(x->why, sizeof(x->why), "could not look: %s",
 		    x->r.unread);
+	else if (!tree_accounted(&x->r, x->why, sizeof(x->why)))
+		;
 	else if (!round_verified(huge, &x->r.pf, m->expected, m->nfiles,
 	    &bad, &why))
 		snprintf(x->why, sizeof(x->why), "%s: %s (%" PRIu64 " kB in "
@@ -379,12 +407,51 @@ reads_differ(struct round_rec *a, struct round_rec *b)
 	memcpy(b->why, a->why, sizeof(b->why));
 }
 
+/*
+ * --pairs auto: enough pairs when wall_s's 95 % interval is narrower than
+ * AUTO_WIDTH (ci_high - ci_low of the ratio), or after AUTO_BUDGET_S of
+ * counted rounds; a note says which.
+ */
+#define AUTO_WIDTH 0.05
+#define AUTO_BUDGET_S 600.0
+
+static size_t pair_values(const struct measure *, size_t, double *, double *);
+
+static bool
+enough_pairs(struct measure *m, double spent)
+{
+	double *v;
+	struct metric_summary s;
+	size_t n;
+	bool done = false;
+
+	if (spent >= AUTO_BUDGET_S) {
+		note(m, "--pairs auto: stopped after %zu pairs, the time budget "
+		    "(%.0f s of rounds) spent", m->nrounds / 2, AUTO_BUDGET_S);
+		return true;
+	}
+	if (m->valid_pairs < MEASURE_MIN_PAIRS ||
+	    (v = calloc(2 * m->nrounds + 2, sizeof(*v))) == NULL)
+		return false;
+	n = pair_values(m, 0, v, v + m->nrounds + 1);
+	if (metric_summarize(v, v + m->nrounds + 1, n, &s) == 0 && s.ci &&
+	    s.ci_high - s.ci_low < AUTO_WIDTH) {
+		note(m, "--pairs auto: stopped after %zu pairs, wall_s's 95 %% "
+		    "interval %.1f points wide (under %.0f)", m->nrounds / 2,
+		    (s.ci_high - s.ci_low) * 100, AUTO_WIDTH * 100);
+		done = true;
+	}
+	free(v);
+	return done;
+}
+
 /* Step 4: the pairs, in a random order within each. */
 static int
 run_pairs(struct measure *m)
 {
 	size_t p;
 	bool huge_first;
+	double spent = 0;
 
 	m->rounds = calloc(2 * m->o->pairs, sizeof(*m->rounds));
 	if (m->rounds == NULL)
@@ -399,6 +466,10 @@ run_pairs(struct measure *m)
 		if (m->rounds[m->nrounds - 1].verified &&
 		    m->rounds[m->nrounds - 2].verified)
 			m->valid_pairs++;
+		spent += m->rounds[m->nrounds - 1].r.wall_s +
+		    m->rounds[m->nrounds - 2].r.wall_s;
+		if (m->o->pairs_auto && enough_pairs(m, spent))
+			break;
 	}
 	return 0;
 }
@@ -480,7 +551,7 @@ text_header(const struct measure *m, const char *thp)
 
 	printf("measure: %zu pair%s of rounds, small and huge in a random "
 	    "order within each pair, after an uncounted warm-up\ncommand:",
-	    m->o->pairs, m->o->pairs == 1 ? "" : "s");
+	    m->nrounds / 2, m->nrounds == 2 ? "" : "s");
 	for (i = 0; m->cmd[i] != NULL; i++) {
 		char w[SHELL_WORD_MAX];
 
@@ -611,6 +682,9 @@ json_round(struct json *j, const struct measure *m, size_t i)
 		json_close(j);
 	}
 	json_close(j);
+	json_u64(j, "escaped", x->r.untraced);
+	json_u64(j, "killed", x->r.killed);
+	json_u64(j, "thp_changed", x->r.thp_changed);
 	json_u64(j, "anon_huge_kB", x->r.anon_huge_kb);
 	json_u64(j, "read_bytes", x->r.read_bytes);
 	for (k = 0; k < NMETRICS; k++)
