@@ -284,7 +284,7 @@ def measure_table(opts, rows):
           f"files on {opts['fs']}; load average {opts['load']}.")
     print()
     print("| workload | PMD-mapped (huge rounds) | verified pairs | wall, small → huge (medians) "
-          "| wall, huge/small (pairs) | user time, huge/small | iTLB misses |")
+          "| wall, huge/small (median pair) | user time, huge/small | iTLB misses |")
     print("|---|---|---|---|---|---|---|")
     for label, path in rows:
         d = json.load(open(path))
@@ -294,9 +294,14 @@ def measure_table(opts, rows):
             print(f"| {label} | {kb} kB | 0 of {d['pairs_run']} | - | - | - | - |")
             continue
         noise = ", within noise" if w["within_noise"] else ""
-        wall = (f"{pct(w['ratio_median'])} ({pct(w['ratio_min'])} .. "
-                f"{pct(w['ratio_max'])}{noise})")
+        if w.get("ci_low") is not None:
+            span = f"95 % interval {pct(w['ci_low'])} .. {pct(w['ci_high'])}"
+        else:
+            span = f"pairs {pct(w['ratio_min'])} .. {pct(w['ratio_max'])}, no interval"
+        wall = f"{pct(w['ratio_median'])} ({span}{noise})"
         user = f"{pct(u['ratio_median'])}" + (", within noise" if u["within_noise"] else "")
+        if d.get("confounds"):
+            user += " (confound: " + "; ".join(d["confounds"]) + ")"
         if it["not_available"]:
             itlb = "not available (no PMU on this machine)"
         elif it["pairs"]:

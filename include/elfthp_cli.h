@@ -46,6 +46,8 @@ struct options {
 	char **lists;		/* -f FILE ..., in the order given */
 	size_t nlists;
 	size_t pairs;		/* --measure: pairs of counted rounds */
+	bool pairs_auto;	/* --pairs auto: up to pairs, until the
+				   interval is narrow (measure.c) */
 	bool keep_output;	/* --measure: COMMAND's output in every round */
 	char **command;		/* --measure: after "--" */
 };

@@ -612,21 +612,43 @@ const char *file_kind_name(enum file_kind);
 
 /* measure_stats.c: --measure's verdict on a round and its statistics. */
 #define MEASURE_MAX_FILES 256
+/* What the processes of a round mapped of each FILE, in kB with PMDs. */
+struct round_files {
+	uint64_t sum_kb[MEASURE_MAX_FILES];	/* over every process */
+	uint64_t min_kb[MEASURE_MAX_FILES];	/* of a process mapping it */
+	uint64_t max_kb[MEASURE_MAX_FILES];
+	uint32_t nmap[MEASURE_MAX_FILES];	/* processes mapping it */
+};
+/* One process's look at its exit folded into the round's. */
+void round_files_add(struct round_files *, const uint64_t *kb,
+    const bool *maps, size_t nfiles);
 /*
  * Is a round in the state it was run in?  A huge round: every FILE
- * PMD-mapped at least as much as in the warm-up round (expected_kb, > 0);
- * a small round: none of them PMD-mapped at all.  *why says what failed.
+ * mapped, and PMD-mapped at least as much as in the warm-up round
+ * (expected_kb, > 0) by every process that maps it; a small round: none
+ * of them PMD-mapped by any process.  *why says what failed.
  */
-bool round_verified(bool huge, const uint64_t *pmd_kb,
+bool round_verified(bool huge, const struct round_files *,
     const uint64_t *expected_kb, size_t nfiles, size_t *bad_file,
     const char **why);
+/* Below this many pairs no 95 % interval exists: no difference. */
+#define MEASURE_MIN_PAIRS 6
+/*
+ * The 95 % interval of a median of n values from their order
+ * statistics: its ends are the k-th smallest and the k-th largest.  k,
+ * or 0 when n is too small for any (n < MEASURE_MIN_PAIRS).
+ */
+size_t median_ci_rank(size_t n);
 struct metric_summary {
-	size_t n;		/* pairs that gave a ratio */
+	size_t pairs;		/* pairs given */
+	size_t n;		/* of them, pairs that gave a ratio */
 	double small_median, small_min, small_max;
 	double huge_median, huge_min, huge_max;
 	double ratio_median;	/* huge/small, pair by pair */
 	double ratio_min, ratio_max;
-	bool noise;		/* some pairs faster, some slower (or equal) */
+	bool ci;		/* n >= MEASURE_MIN_PAIRS: an interval */
+	double ci_low, ci_high;	/* the median ratio's 95 % interval */
+	bool noise;		/* no interval, or one that holds 1 */
 };
 int metric_summarize(const double *small, const double *huge, size_t n,
     struct metric_summary *);

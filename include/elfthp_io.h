@@ -352,6 +352,7 @@ int dest_output_path(const char *output, const struct stat *input,
     char **final, char *err, size_t);
 
 /* measure_run.c: one round of --measure (COMMAND, traced, measured). */
+#define MEASURE_GRACE_S 2	/* after COMMAND's exit, then its tree is killed */
 enum counter { CTR_ITLB, CTR_INSTRUCTIONS, CTR_CYCLES, CTR_DTLB, CTR_N };
 extern const char *const counter_names[CTR_N];
 struct measure_file {
@@ -366,6 +367,8 @@ struct round_request {
 	bool stdout_to_stderr;	/* keep it apart from our JSON */
 	bool discover;		/* add every file a process maps */
 	bool counters;		/* open the hardware counters */
+	const uint64_t *expected;	/* per file: a huge process's PMD kB,
+					   or NULL (then any PMD is huge) */
 };
 struct round_result {
 	int status;		/* COMMAND's wait status */
@@ -373,9 +376,20 @@ struct round_result {
 	uint64_t minflt, majflt, maxrss_kb;
 	bool counted[CTR_N];
 	uint64_t counter[CTR_N];
-	uint64_t pmd_kb[MEASURE_MAX_FILES];	/* per file: the most a
-						   process of the tree had */
+	struct round_files pf;	/* per file, over the processes */
 	size_t processes;	/* whose smaps were read */
+	size_t mappers;		/* of them, mapping a FILE */
+	size_t huge_procs;	/* of those, with each FILE it maps as
+				   PMD-mapped as expected */
+	uint64_t anon_huge_kb;	/* AnonHugePages + ShmemPmdMapped of other
+				   files, summed over the processes */
+	uint64_t read_bytes;	/* /proc/PID/io read_bytes, summed */
+	double look_s;		/* the tool's own looks at exiting processes */
+	size_t thp_changed;	/* processes seen (at an exec or their exit)
+				   in the other THP state than the round's */
+	size_t untraced;	/* reaped, never traced: escaped the trace */
+	size_t killed;		/* still running MEASURE_GRACE_S after the
+				   command: killed */
 	char unread[256];	/* a look that failed, or "" */
 };
 void counter_probe(enum counter, char *why, size_t n);

@@ -219,7 +219,8 @@ help_modes(void)
 	    "rounds, its text\n"
 	    "                         small and huge, each verified; print "
 	    "the difference\n"
-	    "      --pairs N          --measure: N pairs of rounds (default 5)\n"
+	    "      --pairs N|auto     --measure: N pairs of rounds (default 5); auto:\n"
+	    "                         until wall_s's 95 %% interval is 5 points wide\n"
 	    "      --keep-output      --measure: show the command's output in "
 	    "every round\n"
 	    "      --format FORMAT    text (default) or json: one object a line, "
@@ -312,9 +313,14 @@ set_pairs(struct options *o, const char *arg)
 {
 	const char *errstr;
 
+	if ((o->pairs_auto = strcmp(arg, "auto") == 0)) {
+		o->pairs = 1000;
+		return;
+	}
 	o->pairs = (size_t)strtonum(arg, 1, 1000, &errstr);
 	if (errstr != NULL)
-		usage_error("--pairs: '%s' is %s (1 to 1000)", arg, errstr);
+		usage_error("--pairs: '%s' is %s (1 to 1000, or auto)", arg,
+		    errstr);
 }
 
 static void

@@ -55,6 +55,9 @@ struct measure {
 	struct round_rec *rounds;
 	size_t nrounds;
 	size_t valid_pairs;
+	size_t rewrite_first;	/* files left out that need a rewrite */
+	char confound[2][200];	/* what else differed between the states */
+	size_t nconfounds;
 	char err[PATH_MAX + 320];
 };
 
@@ -99,7 +102,7 @@ pmd_total(const struct measure *m, const struct round_result *r)
 	size_t i;
 
 	for (i = 0; i < m->nfiles; i++)
-		t += r->pmd_kb[i];
+		t += r->pf.sum_kb[i];
 	return t;
 }
 
@@ -111,7 +114,8 @@ run_round(struct measure *m, bool huge, bool discover, bool show,
 	struct round_request q = { .argv = m->cmd, .thp_disable = !huge,
 		.keep_output = show || m->o->keep_output,
 		.stdout_to_stderr = m->o->format == FORMAT_JSON,
-		.discover = discover, .counters = !discover };
+		.discover = discover, .counters = !discover,
+		.expected = discover ? NULL : m->expected };
 	char msg[512];
 
 	if (measure_round(&q, m->files, &m->nfiles, discover ?
@@ -248,6 +252,8 @@ consider(struct measure *m, size_t k, char **paths, size_t npaths,
 		    "it has no window that can be huge", which);
 	if (why[0] != '\0')
 		note(m, "%s: left out: %s", f->path, why);
+	if (strcmp(why, not_ready(FILE_NEEDS_REWRITE)) == 0)
+		m->rewrite_first++;
 	return 0;
 }
 
@@ -273,7 +279,7 @@ choose_files(struct measure *m, const struct round_result *r, char **paths,
 			free(m->files[k].path);
 			continue;
 		}
-		m->expected[n] = r->pmd_kb[k];
+		m->expected[n] = r->pf.max_kb[k];
 		m->files[n++] = m->files[k];
 	}
 	m->nfiles = n;
@@ -289,11 +295,12 @@ calibrate(struct measure *m, struct round_result *r)
 
 	for (k = 0; k < m->nfiles; k++)
 		again = again || m->expected[k] == 0;
+	memset(m->expected, 0, again ? sizeof(m->expected) : 0);
 	if (again && run_round(m, true, false, false, r) != 0)
 		return -1;
 	for (k = 0; k < m->nfiles; k++) {
 		if (again)
-			m->expected[k] = r->pmd_kb[k];
+			m->expected[k] = r->pf.max_kb[k];
 		if (m->expected[k] == 0) {
 			note(m, "%s: left out: not PMD-mapped by the command "
 			    "even with its windows in the page cache",
@@ -305,11 +312,41 @@ calibrate(struct measure *m, struct round_result *r)
 		m->files[n++] = m->files[k];
 	}
 	m->nfiles = n;
-	if (n == 0)
+	if (n == 0 && m->rewrite_first > 0)
 		return fail(m, "no file %s maps was PMD-mapped in the warm-up "
 		    "round: rewrite its program first (elfthp-align -- PATH), "
 		    "then measure", m->cmd[0]);
+	if (n == 0)
+		return fail(m, "no file %s maps was PMD-mapped in the warm-up "
+		    "round, and none needs a rewrite: no file it maps has a "
+		    "window that can be huge here (see the notes)", m->cmd[0]);
 	return 0;
+}
+
+/*
+ * What a round's tree did that the looks at its processes' exits cannot
+ * vouch for: false, with why, if anything.
+ */
+static bool
+tree_accounted(const struct round_result *r, char *why, size_t n)
+{
+	if (r->untraced > 0)
+		snprintf(why, n, "%zu process%s escaped the trace "
+		    "(CLONE_UNTRACED): %s mappings were never looked at",
+		    r->untraced, r->untraced == 1 ? "" : "es",
+		    r->untraced == 1 ? "its" : "their");
+	else if (r->thp_changed > 0)
+		snprintf(why, n, "%zu process%s changed %s THP state itself "
+		    "(prctl PR_SET_THP_DISABLE) during the round", r->thp_changed,
+		    r->thp_changed == 1 ? "" : "es",
+		    r->thp_changed == 1 ? "its" : "their");
+	else if (r->killed > 0)
+		snprintf(why, n, "%zu process%s still running %d s after the "
+		    "command exited: killed", r->killed, r->killed == 1 ? " was" :
+		    "es were", MEASURE_GRACE_S);
+	else
+		return true;
+	return false;
 }
 
 /* A counted round: run, then verified from what its processes mapped. */
@@ -327,15 +364,85 @@ counted_round(struct measure *m, size_t pair, bool huge)
 	if (x->r.unread[0] != '\0')
 		snprintf(x->why, sizeof(x->why), "could not look: %s",
 		    x->r.unread);
-	else if (!round_verified(huge, x->r.pmd_kb, m->expected, m->nfiles,
+	else if (!tree_accounted(&x->r, x->why, sizeof(x->why)))
+		;
+	else if (!round_verified(huge, &x->r.pf, m->expected, m->nfiles,
 	    &bad, &why))
-		snprintf(x->why, sizeof(x->why), "%s: %s (%" PRIu64 " kB, "
-		    "expected %s%" PRIu64 " kB)", m->files[bad].path, why,
-		    x->r.pmd_kb[bad], huge ? "" : "0, not ",
-		    m->expected[bad]);
+		snprintf(x->why, sizeof(x->why), "%s: %s (%" PRIu64 " kB in "
+		    "%" PRIu32 " process%s, %" PRIu64 " kB the least; expected "
+		    "%s%" PRIu64 " kB in each; %zu of %zu processes huge)",
+		    m->files[bad].path, why, x->r.pf.sum_kb[bad],
+		    x->r.pf.nmap[bad], x->r.pf.nmap[bad] == 1 ? "" : "es",
+		    x->r.pf.min_kb[bad], huge ? "" : "0, not ",
+		    m->expected[bad], x->r.huge_procs, x->r.mappers);
 	else
 		x->verified = true;
 	return 0;
+}
+
+/*
+ * A pair whose rounds made the kernel read different amounts from
+ * storage (a file evicted before one of them) did not differ in the text
+ * alone: neither round is counted.  64 kB and 10 % of slack.
+ */
+static void
+reads_differ(struct round_rec *a, struct round_rec *b)
+{
+	const struct round_rec *sm = a->huge ? b : a, *h = a->huge ? a : b;
+	uint64_t lo = sm->r.read_bytes, hi = h->r.read_bytes, t;
+
+	if (lo > hi) {
+		t = lo;
+		lo = hi;
+		hi = t;
+	}
+	if (!a->verified || !b->verified || hi - lo <= 65536 ||
+	    hi - lo <= hi / 10)
+		return;
+	a->verified = b->verified = false;
+	snprintf(a->why, sizeof(a->why), "the pair's rounds read different "
+	    "amounts from storage (small %" PRIu64 " kB, huge %" PRIu64
+	    " kB): the page cache was not the same", sm->r.read_bytes / 1024,
+	    h->r.read_bytes / 1024);
+	memcpy(b->why, a->why, sizeof(b->why));
+}
+
+/*
+ * --pairs auto: enough pairs when wall_s's 95 % interval is narrower than
+ * AUTO_WIDTH (ci_high - ci_low of the ratio), or after AUTO_BUDGET_S of
+ * counted rounds; a note says which.
+ */
+#define AUTO_WIDTH 0.05
+#define AUTO_BUDGET_S 600.0
+
+static size_t pair_values(const struct measure *, size_t, double *, double *);
+
+static bool
+enough_pairs(struct measure *m, double spent)
+{
+	double *v;
+	struct metric_summary s;
+	size_t n;
+	bool done = false;
+
+	if (spent >= AUTO_BUDGET_S) {
+		note(m, "--pairs auto: stopped after %zu pairs, the time budget "
+		    "(%.0f s of rounds) spent", m->nrounds / 2, AUTO_BUDGET_S);
+		return true;
+	}
+	if (m->valid_pairs < MEASURE_MIN_PAIRS ||
+	    (v = calloc(2 * m->nrounds + 2, sizeof(*v))) == NULL)
+		return false;
+	n = pair_values(m, 0, v, v + m->nrounds + 1);
+	if (metric_summarize(v, v + m->nrounds + 1, n, &s) == 0 && s.ci &&
+	    s.ci_high - s.ci_low < AUTO_WIDTH) {
+		note(m, "--pairs auto: stopped after %zu pairs, wall_s's 95 %% "
+		    "interval %.1f points wide (under %.0f)", m->nrounds / 2,
+		    (s.ci_high - s.ci_low) * 100, AUTO_WIDTH * 100);
+		done = true;
+	}
+	free(v);
+	return done;
 }
 
 /* Step 4: the pairs, in a random order within each. */
@@ -344,6 +451,7 @@ run_pairs(struct measure *m)
 {
 	size_t p;
 	bool huge_first;
+	double spent = 0;
 
 	m->rounds = calloc(2 * m->o->pairs, sizeof(*m->rounds));
 	if (m->rounds == NULL)
@@ -353,9 +461,15 @@ run_pairs(struct measure *m)
 		if (counted_round(m, p, huge_first) != 0 ||
 		    counted_round(m, p, !huge_first) != 0)
 			return -1;
+		reads_differ(&m->rounds[m->nrounds - 2],
+		    &m->rounds[m->nrounds - 1]);
 		if (m->rounds[m->nrounds - 1].verified &&
 		    m->rounds[m->nrounds - 2].verified)
 			m->valid_pairs++;
+		spent += m->rounds[m->nrounds - 1].r.wall_s +
+		    m->rounds[m->nrounds - 2].r.wall_s;
+		if (m->o->pairs_auto && enough_pairs(m, spent))
+			break;
 	}
 	return 0;
 }
@@ -379,6 +493,54 @@ pair_values(const struct measure *m, size_t k, double *small, double *huge)
 	return n;
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of anon_huge_kb over the valid pairs' rounds of a state. */
+static uint64_t
+anon_median(const struct measure *m, bool huge, uint64_t *v)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i + 1 < m->nrounds; i += 2) {
+		const struct round_rec *a = &m->rounds[i], *b = &m->rounds[i + 1];
+
+		if (a->verified && b->verified)
+			v[n++] = (a->huge == huge ? a : b)->r.anon_huge_kb;
+	}
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
+/*
+ * What else differed between the states over the valid pairs: the
+ * anonymous memory's (and other files' shmem) huge pages, which
+ * PR_SET_THP_DISABLE also takes away.  Storage reads are per pair
+ * (reads_differ).
+ */
+static void
+find_confounds(struct measure *m)
+{
+	uint64_t *v = calloc(m->nrounds + 1, sizeof(*v)), h, sm;
+
+	if (v == NULL)
+		return;
+	h = anon_median(m, true, v);
+	sm = anon_median(m, false, v);
+	if (h != sm)
+		snprintf(m->confound[m->nconfounds++], sizeof(m->confound[0]),
+		    "heap THP: %" PRIu64 " kB in huge rounds, %" PRIu64 " in "
+		    "small (AnonHugePages, medians)", h, sm);
+	free(v);
+}
+
 /* --- output: formatting only ---------------------------------------------- */
 
 static void
@@ -389,7 +551,7 @@ text_header(const struct measure *m, const char *thp)
 
 	printf("measure: %zu pair%s of rounds, small and huge in a random "
 	    "order within each pair, after an uncounted warm-up\ncommand:",
-	    m->o->pairs, m->o->pairs == 1 ? "" : "s");
+	    m->nrounds / 2, m->nrounds == 2 ? "" : "s");
 	for (i = 0; m->cmd[i] != NULL; i++) {
 		char w[SHELL_WORD_MAX];
 
@@ -428,23 +590,45 @@ text_rounds(const struct measure *m)
 {
 	size_t i, k;
 
-	printf("%5s %5s %5s %8s %9s", "round", "pair", "state", "verified",
-	    "pmd_kB");
+	printf("%5s %5s %5s %8s %9s %7s %9s %9s", "round", "pair", "state",
+	    "verified", "pmd_kB", "huge/p", "anon_kB", "read_kB");
 	for (k = 0; k < NMETRICS; k++)
 		printf(" %12s", metric_names[k]);
 	printf("\n");
 	for (i = 0; i < m->nrounds; i++) {
 		const struct round_rec *x = &m->rounds[i];
 
-		printf("%5zu %5zu %5s %8s %9" PRIu64, i + 1, x->pair,
-		    x->huge ? "huge" : "small", x->verified ? "yes" : "NO",
-		    pmd_total(m, &x->r));
+		printf("%5zu %5zu %5s %8s %9" PRIu64 " %3zu/%-3zu %9" PRIu64
+		    " %9" PRIu64, i + 1, x->pair, x->huge ? "huge" : "small",
+		    x->verified ? "yes" : "NO", pmd_total(m, &x->r),
+		    x->r.huge_procs, x->r.mappers, x->r.anon_huge_kb,
+		    x->r.read_bytes / 1024);
 		for (k = 0; k < NMETRICS; k++)
 			text_value(metric(&x->r, k), k);
 		printf("\n");
 		if (!x->verified)
 			printf("      not counted: %s\n", x->why);
 	}
+}
+
+/* The ratio of one metric, its interval, and what may be said of it. */
+static void
+text_ratio(const struct measure *m, size_t k, const struct metric_summary *s)
+{
+	printf("%-13s small %.6g (%.6g .. %.6g), huge %.6g (%.6g .. %.6g): "
+	    "%+.1f %% (pairs: %+.1f .. %+.1f %%", metric_names[k],
+	    s->small_median, s->small_min, s->small_max, s->huge_median,
+	    s->huge_min, s->huge_max, (s->ratio_median - 1) * 100,
+	    (s->ratio_min - 1) * 100, (s->ratio_max - 1) * 100);
+	if (s->ci)
+		printf("; 95 %% interval %+.1f .. %+.1f %%)%s", (s->ci_low - 1)
+		    * 100, (s->ci_high - 1) * 100, s->noise ?
+		    ", within noise" : "");
+	else
+		printf("), within noise: %zu pair%s, fewer than %d give no "
+		    "interval", s->n, s->n == 1 ? "" : "s", MEASURE_MIN_PAIRS);
+	printf("%s\n", m->nconfounds > 0 && !s->noise ? ", not the text's "
+	    "alone (see the confound)" : "");
 }
 
 /* "wall_s: small 1.234 (1.200 .. 1.300), huge ...: -10.9 % (pairs ...)" */
@@ -463,16 +647,13 @@ text_metric(const struct measure *m, size_t k)
 	else if (n == 0)
 		printf("%-13s no pair to compare\n", metric_names[k]);
 	else if (metric_summarize(v, v + m->nrounds + 1, n, &s) != 0)
-		printf("%-13s no ratio: 0 in every small round\n",
-		    metric_names[k]);
+		printf("%-13s out of memory\n", metric_names[k]);
+	else if (s.n == 0)
+		printf("%-13s small %.6g, huge %.6g (%.6g .. %.6g): no ratio, "
+		    "0 in every small round\n", metric_names[k],
+		    s.small_median, s.huge_median, s.huge_min, s.huge_max);
 	else
-		printf("%-13s small %.6g (%.6g .. %.6g), huge %.6g (%.6g .. "
-		    "%.6g): %+.1f %% (pairs: %+.1f .. %+.1f %%)%s\n",
-		    metric_names[k], s.small_median, s.small_min, s.small_max,
-		    s.huge_median, s.huge_min, s.huge_max,
-		    (s.ratio_median - 1) * 100, (s.ratio_min - 1) * 100,
-		    (s.ratio_max - 1) * 100, s.n < 2 ? ", one pair: no spread" :
-		    s.noise ? ", within noise" : "");
+		text_ratio(m, k, &s);
 	free(v);
 }
 
@@ -489,9 +670,42 @@ json_round(struct json *j, const struct measure *m, size_t i)
 	json_bool(j, "verified", x->verified);
 	json_str(j, "why", x->verified ? NULL : x->why);
 	json_u64(j, "pmd_kB", pmd_total(m, &x->r));
+	json_u64(j, "processes", x->r.processes);
+	json_u64(j, "mapping_processes", x->r.mappers);
+	json_u64(j, "huge_processes", x->r.huge_procs);
+	json_array(j, "files");
+	for (k = 0; k < m->nfiles; k++) {
+		json_object(j, NULL);
+		json_u64(j, "pmd_kB", x->r.pf.sum_kb[k]);
+		json_u64(j, "pmd_kB_min", x->r.pf.min_kb[k]);
+		json_u64(j, "processes", x->r.pf.nmap[k]);
+		json_close(j);
+	}
+	json_close(j);
+	json_u64(j, "escaped", x->r.untraced);
+	json_u64(j, "killed", x->r.killed);
+	json_u64(j, "thp_changed", x->r.thp_changed);
+	json_u64(j, "anon_huge_kB", x->r.anon_huge_kb);
+	json_u64(j, "read_bytes", x->r.read_bytes);
 	for (k = 0; k < NMETRICS; k++)
 		json_double(j, metric_names[k], metric(&x->r, k));
 	json_close(j);
+}
+
+/* Why a metric's ratio (or interval) is null; NULL when it is not. */
+static const char *
+null_why(const struct measure *m, size_t k, size_t n,
+    const struct metric_summary *s)
+{
+	if (k >= 6 && m->ctr_why[k - 6][0] != '\0')
+		return m->ctr_why[k - 6];
+	if (n == 0)
+		return "no verified pair";
+	if (s->n == 0)
+		return "0 in every small round: no ratio";
+	if (!s->ci)
+		return "fewer than 6 pairs with a ratio: no interval";
+	return NULL;
 }
 
 static void
@@ -501,20 +715,25 @@ json_metric(struct json *j, const struct measure *m, size_t k)
 	struct metric_summary s = { 0 };
 	size_t n = v ? pair_values(m, k, v, v + m->nrounds + 1) : 0;
 	bool ok = n > 0 && metric_summarize(v, v + m->nrounds + 1, n, &s) == 0;
+	bool r = ok && s.n > 0, ci = r && s.ci;
 
 	json_object(j, NULL);
 	json_str(j, "metric", metric_names[k]);
-	json_u64(j, "pairs", ok ? s.n : 0);
+	json_u64(j, "pairs", ok ? s.pairs : 0);
+	json_u64(j, "pairs_with_ratio", r ? s.n : 0);
 	json_double(j, "small_median", ok ? s.small_median : NAN);
 	json_double(j, "small_min", ok ? s.small_min : NAN);
 	json_double(j, "small_max", ok ? s.small_max : NAN);
 	json_double(j, "huge_median", ok ? s.huge_median : NAN);
 	json_double(j, "huge_min", ok ? s.huge_min : NAN);
 	json_double(j, "huge_max", ok ? s.huge_max : NAN);
-	json_double(j, "ratio_median", ok ? s.ratio_median : NAN);
-	json_double(j, "ratio_min", ok ? s.ratio_min : NAN);
-	json_double(j, "ratio_max", ok ? s.ratio_max : NAN);
-	json_bool(j, "within_noise", ok && (s.noise || s.n < 2));
+	json_double(j, "ratio_median", r ? s.ratio_median : NAN);
+	json_double(j, "ratio_min", r ? s.ratio_min : NAN);
+	json_double(j, "ratio_max", r ? s.ratio_max : NAN);
+	json_double(j, "ci_low", ci ? s.ci_low : NAN);
+	json_double(j, "ci_high", ci ? s.ci_high : NAN);
+	json_bool(j, "within_noise", !ci || s.noise);
+	json_str(j, "null_why", null_why(m, k, n, &s));
 	json_str(j, "not_available", k >= 6 && m->ctr_why[k - 6][0] ?
 	    m->ctr_why[k - 6] : NULL);
 	json_close(j);
@@ -562,6 +781,13 @@ json_report(const struct measure *m, const char *thp)
 	for (i = 0; i < m->nrounds; i++)
 		json_round(&j, m, i);
 	json_close(&j);
+	json_array(&j, "confounds");
+	for (i = 0; i < m->nconfounds; i++)
+		json_str(&j, NULL, m->confound[i]);
+	json_close(&j);
+	json_str(&j, "interval", "95 % distribution-free interval of the "
+	    "median pair ratio (order statistics, binomial); none below 6 "
+	    "pairs");
 	json_array(&j, "summary");
 	for (i = 0; i < NMETRICS; i++)
 		json_metric(&j, m, i);
@@ -581,6 +807,9 @@ report(const struct measure *m)
 		return json_report(m, thp);
 	text_header(m, thp);
 	text_rounds(m);
+	for (k = 0; k < m->nconfounds; k++)
+		printf("confound: %s: the differences below are not the "
+		    "text's alone\n", m->confound[k]);
 	for (k = 0; k < NMETRICS; k++)
 		text_metric(m, k);
 	printf("valid pairs: %zu of %zu\n", m->valid_pairs, m->nrounds / 2);
@@ -602,6 +831,7 @@ measure_steps(struct measure *m, char **paths, size_t npaths)
 		for (k = 0; k < CTR_N; k++)
 			counter_probe(k, m->ctr_why[k], sizeof(m->ctr_why[k]));
 		rc = run_pairs(m);
+		find_confounds(m);
 	}
 	free(r);
 	return rc;

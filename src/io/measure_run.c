@@ -15,6 +15,7 @@
  * A look that fails (smaps unreadable, a short read) leaves the round's
  * reason in r->unread: such a round is not a measurement of the kernel.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -43,6 +44,10 @@ struct round_ctx {
 	size_t nseen;
 	size_t seen_cap;
 	int ctr[CTR_N];
+	double last_exit;	/* when the last exit event came, less the
+				   looks before it */
+	pid_t killed[256];	/* after the grace */
+	size_t nkilled;
 };
 
 const char *const counter_names[CTR_N] = { "itlb_misses", "instructions",
@@ -186,14 +191,64 @@ file_index(struct round_ctx *c, dev_t dev, ino_t ino, const char *path)
 	return (long)i;
 }
 
+/* /proc/PID/io's read_bytes: what the process made the kernel read. */
+static uint64_t
+read_bytes_of(pid_t pid)
+{
+	char path[64], line[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "read_bytes: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)v;
+}
+
+/* Is this process huge: each FILE it maps as PMD-mapped as expected? */
+static bool
+process_huge(const struct round_ctx *c, const uint64_t *kb, const bool *maps)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < *c->nfiles; i++) {
+		if (!maps[i])
+			continue;
+		if (c->q->expected ? kb[i] < c->q->expected[i] || kb[i] == 0 :
+		    kb[i] == 0)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* One smaps line in the mapping cur (a FILE's index, or -1): kb, anon. */
+static void
+smaps_line(const char *line, long cur, uint64_t *kb, uint64_t *anon)
+{
+	unsigned long long v;
+
+	if (sscanf(line, "FilePmdMapped: %llu kB", &v) == 1 && cur >= 0)
+		kb[cur] += v;
+	else if (sscanf(line, "ShmemPmdMapped: %llu kB", &v) == 1)
+		*(cur >= 0 ? &kb[cur] : anon) += v;
+	else if (sscanf(line, "AnonHugePages: %llu kB", &v) == 1)
+		*anon += v;
+}
+
 /* smaps of one process, at its exit: the FILEs' PMD-mapped kB. */
 static void
 read_smaps(struct round_ctx *c, pid_t pid)
 {
 	char path[64], *line = NULL;
-	uint64_t kb[MEASURE_MAX_FILES] = { 0 };
-	unsigned long long v;
-	size_t cap = 0, i;
+	uint64_t kb[MEASURE_MAX_FILES] = { 0 }, anon = 0;
+	bool maps[MEASURE_MAX_FILES] = { false };
+	size_t cap = 0;
 	long cur = -1;
 	const char *name;
 	dev_t dev;
@@ -207,13 +262,13 @@ read_smaps(struct round_ctx *c, pid_t pid)
 		return;
 	}
 	while (getline(&line, &cap, f) > 0) {
-		if (smaps_mapping(line, &dev, &ino, &name))
-			cur = file_index(c, dev, ino, name);
-		else if (line[0] >= '0' && line[0] <= '9')
+		if (smaps_mapping(line, &dev, &ino, &name)) {
+			if ((cur = file_index(c, dev, ino, name)) >= 0)
+				maps[cur] = true;
+		} else if (line[0] >= '0' && line[0] <= '9')
 			cur = -1;	/* anonymous: a header with inode 0 */
-		else if (cur >= 0 && (sscanf(line, "FilePmdMapped: %llu kB",
-		    &v) == 1 || sscanf(line, "ShmemPmdMapped: %llu kB", &v) == 1))
-			kb[cur] += v;
+		else
+			smaps_line(line, cur, kb, &anon);
 	}
 	if (ferror(f))
 		snprintf(c->r->unread, sizeof(c->r->unread), "%s: read: %s",
@@ -221,9 +276,44 @@ read_smaps(struct round_ctx *c, pid_t pid)
 	fclose(f);
 	free(line);
 	c->r->processes++;
-	for (i = 0; i < *c->nfiles; i++)
-		if (kb[i] > c->r->pmd_kb[i])
-			c->r->pmd_kb[i] = kb[i];
+	c->r->anon_huge_kb += anon;
+	c->r->read_bytes += read_bytes_of(pid);
+	round_files_add(&c->r->pf, kb, maps, *c->nfiles);
+	if (process_huge(c, kb, maps))
+		c->r->huge_procs++;
+	for (cur = 0; cur < (long)*c->nfiles; cur++)
+		if (maps[cur]) {
+			c->r->mappers++;
+			break;
+		}
+}
+
+/* THP_enabled of /proc/PID/status: 1, 0, or -1 where it is not said. */
+static int
+thp_state(pid_t pid)
+{
+	char path[64], line[128];
+	int v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "THP_enabled: %d", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* A process that turned THP on or off itself (prctl) left the state. */
+static void
+check_state(struct round_ctx *c, pid_t pid)
+{
+	int v = thp_state(pid);
+
+	if (v >= 0 && v != (c->q->thp_disable ? 0 : 1))
+		c->r->thp_changed++;
 }
 
 /* A thread's exit is not its process's: smaps once, at the leader's. */
@@ -266,7 +356,8 @@ first_stop(struct round_ctx *c, pid_t pid)
 	return true;
 }
 
-static void
+/* A process gone: false if it was never traced (it escaped). */
+static bool
 forget(struct round_ctx *c, pid_t pid)
 {
 	size_t i;
@@ -274,8 +365,72 @@ forget(struct round_ctx *c, pid_t pid)
 	for (i = 0; i < c->nseen; i++)
 		if (c->seen[i] == pid) {
 			c->seen[i] = c->seen[--c->nseen];
-			return;
+			return true;
 		}
+	return false;
+}
+
+/* The parent of a process, from /proc/PID/stat; 0 if gone. */
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) != NULL &&
+	    (rp = strrchr(buf, ')')) != NULL &&
+	    sscanf(rp + 1, " %*c %d", &ppid) != 1)
+		ppid = 0;
+	fclose(f);
+	return (pid_t)ppid;
+}
+
+/* Was pid killed already?  Else remember it (as long as there is room). */
+static bool
+killed_before(struct round_ctx *c, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < c->nkilled; i++)
+		if (c->killed[i] == pid)
+			return true;
+	if (c->nkilled < sizeof(c->killed) / sizeof(c->killed[0]))
+		c->killed[c->nkilled++] = pid;
+	return false;
+}
+
+/*
+ * SIGKILL every process below this one (a subreaper): true if any was
+ * found.  r->killed counts each process once, however long it takes to die.
+ */
+static bool
+kill_tree(struct round_ctx *c)
+{
+	pid_t me = getpid(), p, q;
+	struct dirent *d;
+	bool any = false;
+	int depth;
+	DIR *dir;
+
+	if ((dir = opendir("/proc")) == NULL)
+		return 0;
+	while ((d = readdir(dir)) != NULL) {
+		if ((p = (pid_t)atoi(d->d_name)) <= 0 || p == me)
+			continue;
+		for (q = p, depth = 0; q > 1 && q != me && depth < 4096; depth++)
+			q = parent_of(q);
+		if (q != me || kill(p, SIGKILL) != 0)
+			continue;
+		any = true;
+		if (!killed_before(c, p))
+			c->r->killed++;
+	}
+	closedir(dir);
+	return any;
 }
 
 /* A stop of a tracee: read smaps at an exit event, pass signals on. */
@@ -285,8 +440,16 @@ on_stop(struct round_ctx *c, pid_t pid, int status)
 	int sig = WSTOPSIG(status), event = status >> 16, pass = 0;
 
 	if (event == PTRACE_EVENT_EXIT) {
-		if (is_leader(pid))
+		double t0 = now_s();
+
+		c->last_exit = t0 - c->r->look_s;
+		if (is_leader(pid)) {
+			check_state(c, pid);
 			read_smaps(c, pid);
+		}
+		c->r->look_s += now_s() - t0;
+	} else if (event == PTRACE_EVENT_EXEC) {
+		check_state(c, pid);
 	} else if (event == 0 && sig == SIGSTOP && first_stop(c, pid)) {
 		pass = 0;
 	} else if (event == 0 && sig != SIGTRAP) {
@@ -305,27 +468,58 @@ take_rusage(struct round_result *r, const struct rusage *ru)
 	r->maxrss_kb = (uint64_t)ru->ru_maxrss;
 }
 
-/* Until every tracee is gone; COMMAND's own exit ends the wall time. */
+/*
+ * Nothing to reap now: after COMMAND's exit and MEASURE_GRACE_S, kill
+ * what is left of its tree (this process is their subreaper), then wait.
+ */
+static int
+idle(struct round_ctx *c, double top_gone)
+{
+	const struct timespec tick = { 0, 5000000 };
+
+	if (now_s() - top_gone < MEASURE_GRACE_S) {
+		nanosleep(&tick, NULL);
+		return WNOHANG;
+	}
+	if (!kill_tree(c))
+		return 0;
+	nanosleep(&tick, NULL);
+	return WNOHANG;
+}
+
+/*
+ * Until every process of the tree is gone, traced or not (reparented to
+ * this subreaper); COMMAND's own exit ends the wall time.
+ */
 static int
 trace_all(struct round_ctx *c, pid_t top, double start)
 {
 	struct rusage ru;
-	int status;
+	double top_gone = 0;
+	int status, flags = 0;	/* WNOHANG once COMMAND is gone */
 	pid_t p;
 
 	for (;;) {
-		p = wait4(-1, &status, __WALL, &ru);
+		p = wait4(-1, &status, __WALL | flags, &ru);
 		if (p < 0 && errno == EINTR)
 			continue;
 		if (p < 0)
 			return errno == ECHILD ? 0 : -1;
+		if (p == 0) {
+			flags = idle(c, top_gone);
+			continue;
+		}
 		if (WIFSTOPPED(status)) {
 			on_stop(c, p, status);
 			continue;
 		}
-		forget(c, p);
+		if (!forget(c, p) && p != top)
+			c->r->untraced++;
 		if (p == top) {
-			c->r->wall_s = now_s() - start;
+			top_gone = now_s();
+			flags = WNOHANG;
+			c->r->wall_s = (c->last_exit > 0 ? c->last_exit :
+			    now_s()) - start;
 			c->r->status = status;
 			take_rusage(c->r, &ru);
 		}
@@ -404,6 +598,10 @@ measure_round(const struct round_request *q, struct measure_file *files,
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
+	/* Orphans of the tree, traced or not, become this process's. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+		return error_text(err, n, "prctl(PR_SET_CHILD_SUBREAPER): %s",
+		    strerror(errno));
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return error_text(err, n, "pipe: %s", strerror(errno));
 	if ((pid = fork()) < 0) {
