@@ -543,6 +543,8 @@ enum window_state {
 const char *window_state_name(enum window_state);
 struct warm_request {
 	bool look_only;		/* change nothing: say what warming would do */
+	bool huge_only;		/* with look_only: count the huge windows
+				   (huge_before) and stop there */
 	uint8_t *states;	/* NULL, or one enum window_state per PMD
 				   range of the file (warm_plan's nranges) */
 };

@@ -60,6 +60,7 @@ struct known_file {
 	struct elf_layout layout;
 	enum tri fs_keeps_huge;
 	enum tri collapse;	/* MADV_COLLAPSE works on its file system */
+	bool collapse_looked;	/* collapse is measured (or expected) */
 	bool cache_looked;	/* cache_huge is measured */
 	uint64_t cache_huge;	/* windows that are PMD folios in the cache */
 	char fs_type[32];
@@ -342,23 +343,21 @@ proc_free(struct proc *p)
 
 /*
  * Does the file system of path keep huge folios?  From type and kernel;
- * *collapse: does MADV_COLLAPSE work there (measured, collapse_fs.c).
+ * *collapse: does MADV_COLLAPSE work there, as the kernel is expected to
+ * (measured later, and only for a file whose small folios are mapped:
+ * see collapse_looked).
  */
 static enum tri
 fs_keeps_huge(const char *path, char *type, size_t len, enum tri *collapse)
 {
 	struct fs_expect e;
 	struct fs_info fs;
-	struct stat st;
 
 	*collapse = TRI_UNKNOWN;
 	if (fs_expect_path(path, &fs, &e) != 0)
 		return TRI_UNKNOWN;
 	snprintf(type, len, "%s", fs.type);
 	*collapse = e.collapse;
-	if (strcmp(fs.type, "tmpfs") != 0 && stat(path, &st) == 0)
-		*collapse = e.collapse = collapse_fs_expect(path, st.st_dev,
-		    e.collapse);
 	if (e.write == TRI_YES || e.readahead == TRI_YES ||
 	    e.collapse == TRI_YES)
 		return TRI_YES;
@@ -522,7 +521,7 @@ static void
 look_cache(struct known_file *kf, const struct proc *p, const struct smap *m,
     uint64_t pmd)
 {
-	struct warm_request q = { .look_only = true };
+	struct warm_request q = { .look_only = true, .huge_only = true };
 	struct proc_error pe = { 0 };
 	struct warm_result r;
 	struct warm_plan w;
@@ -540,6 +539,25 @@ look_cache(struct known_file *kf, const struct proc *p, const struct smap *m,
 		warm_plan_free(&w);
 	}
 	close(fd);
+}
+
+/*
+ * MADV_COLLAPSE on the file system of a file whose small folios a process
+ * maps: measured there (collapse_fs.c, once per file system), where the
+ * kernel may do it at all; asked only for such a file, so that --pid
+ * writes no probe file where the answer changes nothing.
+ */
+static enum tri
+file_collapse(struct known_file *kf)
+{
+	struct stat st;
+
+	if (!kf->collapse_looked && !kf->replaced &&
+	    strcmp(kf->fs_type, "tmpfs") != 0 && stat(kf->path, &st) == 0)
+		kf->collapse = collapse_fs_expect(kf->path, st.st_dev,
+		    kf->collapse);
+	kf->collapse_looked = true;
+	return kf->collapse;
 }
 
 /*
@@ -561,8 +579,7 @@ measure(const struct scan *s, const struct proc *p,
 		return fail(pe, "malloc", kf->path, ENOMEM);
 	row->facts = (struct pid_facts){ .windows_known = kf->windows_known,
 		.replaced = kf->replaced, .thp_disabled = p->thp_disabled,
-		.fs_keeps_huge = kf->fs_keeps_huge, .collapse = kf->collapse,
-		.pmd = s->pmd };
+		.fs_keeps_huge = kf->fs_keeps_huge, .pmd = s->pmd };
 	for (i = 0; i < n; i++) {
 		row->pmd_mapped += ms[i].pmd_mapped;
 		row->resident += ms[i].rss;
@@ -597,6 +614,8 @@ measure(const struct scan *s, const struct proc *p,
 		look_cache(kf, p, &ms[0], s->pmd);
 		row->facts.cache_huge = kf->cache_huge;
 	}
+	if (row->facts.resident > row->facts.huge)
+		row->facts.collapse = file_collapse(kf);
 	return 0;
 }
 

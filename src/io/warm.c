@@ -856,8 +856,13 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 		rc = warm_blind(&c, w, &fs);
 		goto out;
 	}
-	if (first_look(&c, w, todo, &before) != 0 ||
-	    warm_ranges(&c, w, todo, &fs, &dirty) != 0)
+	if (first_look(&c, w, todo, &before) != 0)
+		goto out;
+	if (q->look_only && q->huge_only) {
+		rc = 0;
+		goto out;
+	}
+	if (warm_ranges(&c, w, todo, &fs, &dirty) != 0)
 		goto out;
 	rc = 0;
 	/* A look's read_bytes is what warming would read, counted above. */

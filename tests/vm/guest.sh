@@ -21,7 +21,8 @@
 # process started cold (small folios mapped), then --warm while it runs
 # and what the same process maps afterwards; khp-always and khp-madvise:
 # a process started cold while khugepaged scans every 100 ms, under THP
-# always and madvise, and what it maps after a bounded wait.
+# always and madvise, and what it maps after a bounded wait; khp-idle: one
+# that ran its text once and sleeps, 5 s under always, and --pid on it.
 # /etc/vm.conf's FSS lists the disk file systems (vda ext4, vdb XFS, vdc
 # btrfs).  khugepaged sleeps an hour while the other cases run, so that a
 # cold figure is cold on a kernel whose khugepaged collapses file text.
@@ -125,18 +126,25 @@ running() {
     kill "$PID"; wait "$PID" 2>/dev/null
 }
 
-# khugepaged FS MODE SECONDS: a process started cold under THP MODE while
-# khugepaged scans every 100 ms; what it maps after at most SECONDS.
+# khugepaged FS MODE SECONDS [idle]: a process started cold under THP MODE
+# while khugepaged scans every 100 ms; what it maps after at most SECONDS.
+# With idle, the process reads its text once and sleeps (--hold): after
+# SECONDS, what it maps and what --pid says (khp-idle).
 khugepaged() {
-    local fs=$1 f=/mnt/$1/rw old
+    local fs=$1 f=/mnt/$1/rw old what=khp-$2 arg=--loop
+    [ "${4:-}" = idle ] && what=khp-idle arg=--hold
     old=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
     echo "$2" > /sys/kernel/mm/transparent_hugepage/enabled || { err "THP $2"; return; }
     dropcache $f || { err "$fs khp: dropcache"; return; }
-    if start "$fs" "khp-$2" "$f" --loop; then
+    if start "$fs" "$what" "$f" $arg; then
         echo 100 > $KH/scan_sleep_millisecs
-        settle "$fs" "khp-$2" "$PID" "$f" "$3"
+        if [ "$arg" = --hold ]; then
+            sleep "$3"; report "$fs" "$what" "$PID" "$f"
+        else
+            settle "$fs" "$what" "$PID" "$f" "$3"
+        fi
         echo 3600000 > $KH/scan_sleep_millisecs
-        json "$fs" "pid-khp-$2" $T --pid "$PID" --format json
+        json "$fs" "pid-$what" $T --pid "$PID" --format json
         kill "$PID"; wait "$PID" 2>/dev/null
     fi
     echo "$old" > /sys/kernel/mm/transparent_hugepage/enabled
@@ -198,6 +206,7 @@ done
 if mount -t ext4 /dev/vda /mnt/ext4; then
     khugepaged ext4 always 20
     khugepaged ext4 madvise 10
+    khugepaged ext4 always 5 idle
     umount /mnt/ext4
 fi
 [ -n "$KH_SLEEP" ] && echo "$KH_SLEEP" > $KH/scan_sleep_millisecs
