@@ -131,7 +131,11 @@ warm_outcome_text(FILE *f, const struct warm_result *r, bool rewriting,
 	if (r->look_only) {
 		fprintf(f, "%" PRIu64 " of %" PRIu64 " window%s huge", 
 		    r->huge_before, r->windows, r->windows == 1 ? "" : "s");
-		if (r->made_huge > 0)
+		if (r->made_huge > 0 && r->read_bytes == 0)
+			fprintf(f, "; would make %" PRIu64 " huge (reading "
+			    "nothing: cached small folios collapsed in place)",
+			    r->made_huge);
+		else if (r->made_huge > 0)
 			fprintf(f, "; would make %" PRIu64 " huge (reading up "
 			    "to %s)", r->made_huge, size);
 		if (n > 0)
