@@ -248,22 +248,31 @@ host_khugepaged(const struct host_facts *hf, enum tri collapse)
 	return TRI_UNKNOWN;
 }
 
-/* A number from a khugepaged setting, read only; -1 where unread. */
-static long
-khp_setting(const char *name)
+static int unread(struct host_facts *, const char *, int);
+
+/*
+ * A number from a khugepaged setting, read only, in *v: -1 where the
+ * kernel has none (ENOENT).  0, or -1 where it could not be read (hf's
+ * unread names it).
+ */
+static int
+khp_setting(struct host_facts *hf, const char *name, long *v)
 {
 	char path[128];
-	long v = -1;
 	FILE *f;
+	int e = 0;
 
+	*v = -1;
 	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/"
 	    "khugepaged/%s", name);
 	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
+		return errno == ENOENT ? 0 : unread(hf, path, errno);
+	if (fscanf(f, "%ld", v) != 1) {
+		e = ferror(f) && errno ? errno : EIO;
+		*v = -1;
+	}
 	fclose(f);
-	return v;
+	return e ? unread(hf, path, e) : 0;
 }
 
 /* A fact that could not be read: its line says unknown, and the CLI says why. */
@@ -302,8 +311,9 @@ host_facts_read(struct host_facts *hf)
 	if (e != 0)
 		rc = unread(hf, hf->config_where, e);
 	hf->collapse_files = collapse_on_files(hf->version, hf->ro_thp_for_fs);
-	hf->khp_pages = khp_setting("pages_to_scan");
-	hf->khp_sleep_ms = khp_setting("scan_sleep_millisecs");
+	if (khp_setting(hf, "pages_to_scan", &hf->khp_pages) != 0 ||
+	    khp_setting(hf, "scan_sleep_millisecs", &hf->khp_sleep_ms) != 0)
+		rc = -1;
 	hf->glibc = host_glibc();
 	hf->glibc_aligns = glibc_aligns_libraries(hf->glibc);
 	return rc;
