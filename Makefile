@@ -17,7 +17,7 @@
 #   make docs-samples  regenerate the README's output samples from real runs
 #                   on the fixtures (scripts/docs-samples.sh; make check
 #                   fails when they differ)
-#   make check-vm   boot Debian's 6.1 and 6.12 kernels (amd64, arm64 4K and
+#   make check-vm   boot Debian's 6.1, 6.12 and 7.2 kernels (amd64, arm64 4K and
 #                   16K pages) under qemu TCG and measure the outcome in each
 #                   (tests/vm/run.sh; packages cached in build/vm); with
 #                   VM_UPDATE=1 also rewrite tests/vm/results.txt and the
