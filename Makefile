@@ -17,7 +17,7 @@
 #   make docs-samples  regenerate the README's output samples from real runs
 #                   on the fixtures (scripts/docs-samples.sh; make check
 #                   fails when they differ)
-#   make check-vm   boot Debian's 6.1 and 6.12 kernels (amd64, arm64 4K and
+#   make check-vm   boot Debian's 6.1, 6.12 and 7.2 kernels (amd64, arm64 4K and
 #                   16K pages) under qemu TCG and measure the outcome in each
 #                   (tests/vm/run.sh; packages cached in build/vm); with
 #                   VM_UPDATE=1 also rewrite tests/vm/results.txt and the
@@ -141,7 +141,8 @@ IO_SRCS = src/phdr_rewrite.c src/io/elf_read.c src/io/atomic_file.c \
        src/io/fs_info.c src/io/pagecache.c src/io/pc_view.c src/io/warm.c src/io/pid_scan.c \
        src/io/error_text.c src/io/host_probe.c src/io/dest.c \
        src/io/dirfd.c src/io/measure_run.c src/io/placement.c \
-       src/io/atomic_links.c src/io/zip_read.c src/io/glibc_probe.c
+       src/io/atomic_links.c src/io/zip_read.c src/io/glibc_probe.c \
+       src/io/collapse_fs.c
 CLI_SRCS = src/main.c src/report.c src/cli/process.c src/cli/runner.c \
        src/cli/report_check.c src/cli/report_runtime.c src/cli/json_out.c \
        src/cli/host.c src/cli/path_list.c src/cli/pid_mode.c src/cli/format.c \
@@ -233,7 +234,8 @@ tests/test_measure: tests/test_measure.c $(WRITE_OBJS)
 # that make a race or a fault happen every time), for the integration
 # tests that need them; only the objects that hold a hook differ.
 HOOKS      = build/hooks
-HOOK_SRCS  = src/io/atomic_file.c src/io/warm.c
+HOOK_SRCS  = src/io/atomic_file.c src/io/warm.c src/io/collapse_fs.c \
+	src/io/fs_info.c
 HOOK_OBJS  = $(patsubst src/%.c,$(HOOKS)/%.o,$(HOOK_SRCS))
 HOOKED     = $(HOOKS)/elfthp-align
 

@@ -122,7 +122,7 @@ struct pid_summary {
 	size_t files;		/* distinct files in the rows */
 	uint64_t huge_bytes;	/* per file, once */
 	uint64_t missed_bytes;
-	size_t fixes[FIX_OTHER_FS + 1];	/* files, by their fix */
+	size_t fixes[FIX_LAST + 1];	/* files, by their fix */
 	size_t kernel_threads;	/* skipped by --pid all */
 	size_t zombies;
 	const struct pid_unread *unread;

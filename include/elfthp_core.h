@@ -439,6 +439,9 @@ enum pid_status {
 	PID_THP_DISABLED,	/* cannot be huge here: THP off for the process */
 	PID_NO_HUGE_FOLIOS,	/* cannot be huge here: the file system */
 	PID_NOTHING_TO_GAIN,	/* no full window in its read-only PT_LOADs */
+	PID_CACHE_HUGE,		/* windows it has not run since are PMD-sized
+				   folios in the page cache (khugepaged or
+				   --warm made them): its next run maps PMDs */
 };
 /* The command or act that makes the windows huge. */
 enum pid_fix {
@@ -449,7 +452,10 @@ enum pid_fix {
 	FIX_RESTART,		/* restart: it maps the old file */
 	FIX_ENABLE_THP,		/* run it without PR_SET_THP_DISABLE */
 	FIX_OTHER_FS,		/* install it on ext4 or XFS */
+	FIX_WARM_IN_PLACE,	/* elfthp-align --warm FILE while it runs:
+				   MADV_COLLAPSE works there (7.2) */
 };
+#define FIX_LAST FIX_WARM_IN_PLACE
 /* What was measured for one file in one process (pid_scan.c). */
 struct pid_facts {
 	bool windows_known;	/* false: the mapped file's headers could not
@@ -461,6 +467,10 @@ struct pid_facts {
 	bool replaced;		/* the mapping names a deleted file */
 	bool thp_disabled;	/* THP_enabled: 0 in /proc/PID/status */
 	enum tri fs_keeps_huge;
+	enum tri collapse;	/* MADV_COLLAPSE works on its file system */
+	uint64_t cache_huge;	/* its windows that are PMD-sized folios in
+				   the page cache (looked at only where some
+				   placed window is not resident) */
 	uint64_t pmd;
 };
 struct pid_verdict {
@@ -484,6 +494,8 @@ uint64_t pid_file_windows(const struct elf_layout *, uint64_t pmd);
 size_t pid_place_windows(const struct elf_layout *, const struct pid_map *,
     size_t nmaps, uint64_t pmd, uint64_t *addrs, size_t max);
 enum tri collapse_on_files(struct kernel_version, enum tri ro_thp_for_fs);
+bool kernel_config_path(const char *root, const char *release, size_t i,
+    char *buf, size_t len);
 bool glibc_aligns_libraries(const char *version);
 
 /* glibc_thp.c: glibc 2.44's glibc.elf.thp on this host (--host); pure. */
@@ -562,10 +574,14 @@ enum window_state {
 	WINDOW_NO_FOLIOS,	/* the file system keeps no huge folios */
 	WINDOW_MADE_HUGE,	/* warming made it huge */
 	WINDOW_STILL_SMALL,	/* warming tried; not_huge says why */
+	WINDOW_COLLAPSE,	/* small folios, mapped or not: collapsed in
+				   place (MADV_COLLAPSE works there) */
 };
 const char *window_state_name(enum window_state);
 struct warm_request {
 	bool look_only;		/* change nothing: say what warming would do */
+	bool huge_only;		/* with look_only: count the huge windows
+				   (huge_before) and stop there */
 	uint8_t *states;	/* NULL, or one enum window_state per PMD
 				   range of the file (warm_plan's nranges) */
 };

@@ -156,10 +156,14 @@ int fs_identify(const char *path, struct fs_info *, const char **failed);
 int host_kernel(char *release, size_t, struct kernel_version *);
 int thp_setting(const char *name, char *, size_t);
 enum tri kernel_config(const char *option, const char *release, char *where,
-    size_t, int *error);
+    size_t, int *error, bool *absent);
 const char *host_glibc(void);
 struct kernel_version host_kernel_version(void);
 enum tri host_ro_thp_for_fs(void);
+/* collapse_fs.c: MADV_COLLAPSE on a read-only mapping of a regular file,
+ * measured once per run per file system (st_dev). */
+enum tri collapse_fs_measure(const char *path, dev_t dev);
+enum tri collapse_fs_expect(const char *path, dev_t dev, enum tri expected);
 int host_ro_thp_error(const char **what);
 int fs_expect_path(const char *path, struct fs_info *, struct fs_expect *);
 
@@ -245,6 +249,10 @@ struct host_path {
 	struct fs_probe probe;
 	enum fs_outcome outcome;
 	char sentence[384];
+	enum tri collapse;	/* MADV_COLLAPSE of a read-only mapping of a
+				   file here (collapse_fs.c, measured) */
+	enum tri khugepaged;	/* khugepaged collapses program text here
+				   (host_khugepaged's rule) */
 };
 struct host_facts {
 	char kernel[128];
@@ -253,6 +261,7 @@ struct host_facts {
 	char thp_defrag[32];
 	char thp_shmem[32];
 	enum tri ro_thp_for_fs;
+	bool ro_thp_absent;	/* the config has no such option at all */
 	char config_where[320];
 	enum tri collapse_files;	/* MADV_COLLAPSE on regular files */
 	const char *collapse_where;	/* the path that measured it, or NULL */
@@ -262,6 +271,8 @@ struct host_facts {
 	struct glibc_thp_facts thp;	/* glibc.elf.thp (glibc_probe.c) */
 	struct glibc_thp_verdict thp_verdict;
 	char thp_sentence[512];
+	long khp_pages;		/* khugepaged/pages_to_scan, -1 unread */
+	long khp_sleep_ms;	/* khugepaged/scan_sleep_millisecs, -1 */
 	struct host_path *paths;
 	size_t npaths;
 	struct {
@@ -275,6 +286,7 @@ void host_probe_path(struct host_path *, const struct host_facts *,
     uint64_t pmd);
 bool host_probe_broke(const struct fs_probe *);
 void host_collapse_measured(struct host_facts *, const struct host_path *);
+enum tri host_khugepaged(const struct host_facts *, enum tri collapse);
 
 /* glibc_probe.c: glibc.elf.thp's facts (ELFTHP_GLIBC_ROOT: another root). */
 int glibc_thp_read(struct glibc_thp_facts *, char *version, size_t,

@@ -131,7 +131,11 @@ warm_outcome_text(FILE *f, const struct warm_result *r, bool rewriting,
 	if (r->look_only) {
 		fprintf(f, "%" PRIu64 " of %" PRIu64 " window%s huge", 
 		    r->huge_before, r->windows, r->windows == 1 ? "" : "s");
-		if (r->made_huge > 0)
+		if (r->made_huge > 0 && r->read_bytes == 0)
+			fprintf(f, "; would make %" PRIu64 " huge (reading "
+			    "nothing: cached small folios collapsed in place)",
+			    r->made_huge);
+		else if (r->made_huge > 0)
 			fprintf(f, "; would make %" PRIu64 " huge (reading up "
 			    "to %s)", r->made_huge, size);
 		if (n > 0)
@@ -169,6 +173,9 @@ state_text(enum window_state s)
 	case WINDOW_NO_FOLIOS: return "the file system keeps no huge folios";
 	case WINDOW_MADE_HUGE: return "made huge";
 	case WINDOW_STILL_SMALL: return "still small";
+	case WINDOW_COLLAPSE: return "small folios: would be collapsed in "
+	    "place into one huge folio (nothing dropped; a process that maps "
+	    "them gets the PMD at its next fault)";
 	case WINDOW_NONE: break;
 	}
 	return "";
@@ -338,7 +345,49 @@ host_text_path(FILE *f, const struct host_path *h)
 		    "layer; a file of a lower layer (the image) is read from "
 		    "that layer's file system: --warm -v PATH says what it "
 		    "gets there");
+	fprintf(f, "\n  MADV_COLLAPSE here: %s%s", tri_name(h->collapse),
+	    h->collapse == TRI_YES ? " (--warm collapses cached small folios "
+	    "in place: nothing read, running processes get PMDs without a "
+	    "restart)" : "");
+	fprintf(f, "\n  khugepaged here: %s", h->khugepaged == TRI_YES ?
+	    "yes (under THP always it makes running text huge by itself; "
+	    "--warm does it at once)" : h->khugepaged == TRI_NO ? "no" :
+	    "unknown");
 	fprintf(f, "\n  %s\n", h->sentence);
+}
+
+/*
+ * CONFIG_READ_ONLY_THP_FOR_FS: an option this kernel no longer has is not
+ * "no": 7.2 removed it, and collapses file text without it.  Said so where
+ * the config has no such line and THP is there, and either a file system
+ * measured that MADV_COLLAPSE works or the kernel is 7.2 or later.
+ */
+static const char *
+ro_thp_text(const struct host_facts *hf)
+{
+	bool newer = hf->version.major > 7 || (hf->version.major == 7 &&
+	    hf->version.minor >= 2);
+
+	if (hf->ro_thp_absent && hf->thp_enabled[0] != '\0' &&
+	    strcmp(hf->thp_enabled, "unknown") != 0 &&
+	    ((hf->collapse_where != NULL && hf->collapse_files == TRI_YES) ||
+	    newer))
+		return "not needed by this kernel (it has no such option: "
+		    "MADV_COLLAPSE and khugepaged work on file systems with "
+		    "PMD-sized folios without it)";
+	return tri_name(hf->ro_thp_for_fs);
+}
+
+/* khugepaged: what it does to program text, by the rule of host_khugepaged. */
+static void
+khugepaged_text(FILE *f, const struct host_facts *hf)
+{
+	fprintf(f, "khugepaged: collapses program text only where MADV_COLLAPSE "
+	    "works and THP is \"always\" (now %s)", hf->thp_enabled);
+	if (hf->khp_pages >= 0 && hf->khp_sleep_ms >= 0)
+		fprintf(f, "; scans %ld pages every %ld ms", hf->khp_pages,
+		    hf->khp_sleep_ms);
+	fprintf(f, "\n");
 }
 
 static void
@@ -350,11 +399,13 @@ host_text(FILE *f, const struct host_facts *hf)
 	    "shmem_enabled %s\n", hf->kernel, hf->thp_enabled, hf->thp_defrag,
 	    hf->thp_shmem);
 	fprintf(f, "CONFIG_READ_ONLY_THP_FOR_FS: %s (%s)\n",
-	    tri_name(hf->ro_thp_for_fs), hf->config_where);
-	fprintf(f, "MADV_COLLAPSE on regular files: %s (%s%s)\n",
+	    ro_thp_text(hf), hf->config_where);
+	fprintf(f, "MADV_COLLAPSE on regular files: %s (%s%s%s)\n",
 	    tri_name(hf->collapse_files), hf->collapse_where ? "measured on " :
 	    "expected from the kernel", hf->collapse_where ?
-	    hf->collapse_where : "");
+	    hf->collapse_where : "", hf->collapse_where ? "; it depends on "
+	    "the file system: each path below says its own" : "");
+	khugepaged_text(f, hf);
 	fprintf(f, "glibc %s: %s\n", hf->glibc, hf->glibc_aligns ?
 	    "places shared libraries at their p_align (2.35 and later)" :
 	    "ignores p_align for shared libraries (below 2.35)");
@@ -398,6 +449,8 @@ host_json_path(FILE *f, const struct options *o, const struct host_path *h)
 	json_tri(&j, "expect_write", h->expect.write);
 	json_tri(&j, "expect_readahead", h->expect.readahead);
 	json_tri(&j, "expect_collapse", h->expect.collapse);
+	json_tri(&j, "madv_collapse", h->collapse);
+	json_tri(&j, "khugepaged_text", h->khugepaged);
 	json_str(&j, "outcome", fs_outcome_name(h->outcome));
 	json_str(&j, "advice", h->sentence);
 	json_end(&j);
@@ -450,6 +503,7 @@ report_host(FILE *f, const struct options *o, const struct host_facts *hf)
 	json_str(&j, "thp_defrag", hf->thp_defrag);
 	json_str(&j, "thp_shmem_enabled", hf->thp_shmem);
 	json_tri(&j, "read_only_thp_for_fs", hf->ro_thp_for_fs);
+	json_bool(&j, "read_only_thp_for_fs_absent", hf->ro_thp_absent);
 	json_tri(&j, "madv_collapse_files", hf->collapse_files);
 	json_str(&j, "glibc", hf->glibc);
 	json_bool(&j, "glibc_aligns_libraries", hf->glibc_aligns);
@@ -491,6 +545,14 @@ pid_status_text(char *buf, size_t len, const struct pid_row *r,
 		snprintf(buf, len, "small folios in the page cache: %" PRIu64
 		    " window%s resident on small folios", f->resident - f->huge,
 		    f->resident - f->huge == 1 ? "" : "s");
+		break;
+	case PID_CACHE_HUGE:
+		snprintf(buf, len, "huge in the page cache, not mapped by it "
+		    "yet: %" PRIu64 " window%s it has not run since %s one "
+		    "PMD-sized folio each there (khugepaged or --warm made "
+		    "them); its next run of that code maps PMDs",
+		    f->placed - f->resident, f->placed - f->resident == 1 ?
+		    "" : "s", f->placed - f->resident == 1 ? "is" : "are");
 		break;
 	case PID_NOT_TOUCHED:
 		snprintf(buf, len, "not run yet: no page of %s windows is "
@@ -559,6 +621,13 @@ pid_fix_text(char *buf, size_t len, char *command, size_t clen,
 	case FIX_OTHER_FS:
 		snprintf(buf, len, "%s, then restart %s",
 		    fs_move_advice(rows[0].fs_type), who);
+		break;
+	case FIX_WARM_IN_PLACE:
+		snprintf(command, clen, "elfthp-align --warm -- %s", path);
+		snprintf(buf, len, "run %s while it runs: MADV_COLLAPSE works "
+		    "on this file system, so the small folios are collapsed in "
+		    "place (nothing read) and %s maps PMDs at its next run of "
+		    "that code, without a restart", command, who);
 		break;
 	}
 }
@@ -671,13 +740,14 @@ report_pid_message(FILE *f, const struct options *o, long pid,
 		diag(f, NULL, "%s", message);
 }
 
-static const char *const fix_short[FIX_OTHER_FS + 1] = {
+static const char *const fix_short[FIX_LAST + 1] = {
 	[FIX_REWRITE_RESTART] = "elfthp-align FILE, then a restart",
 	[FIX_STOP_WARM_START] = "a stop, elfthp-align --warm FILE and a start",
 	[FIX_WARM] = "elfthp-align --warm FILE",
 	[FIX_RESTART] = "a restart",
 	[FIX_ENABLE_THP] = "THP enabled for the process",
 	[FIX_OTHER_FS] = "another file system",
+	[FIX_WARM_IN_PLACE] = "elfthp-align --warm FILE while it runs",
 };
 
 static void
@@ -692,7 +762,7 @@ pid_summary_text(FILE *f, const struct pid_summary *s)
 	fprintf(f, "%zu process%s, %zu file%s: %s huge, %s could be",
 	    s->processes, s->processes == 1 ? "" : "es", s->files,
 	    s->files == 1 ? "" : "s", huge, missed);
-	for (i = 1; i <= FIX_OTHER_FS; i++) {
+	for (i = 1; i <= FIX_LAST; i++) {
 		if (s->fixes[i] == 0)
 			continue;
 		fprintf(f, "%s%zu need%s %s", sep, s->fixes[i],

@@ -16,8 +16,9 @@
  *   - tmpfs follows its huge= option for writes, and MADV_COLLAPSE can
  *     collapse any tmpfs range;
  *   - MADV_COLLAPSE on other files needs CONFIG_READ_ONLY_THP_FOR_FS up to
- *     7.1; the option is gone in 7.2, where it works on any file system
- *     with large folios.
+ *     7.1; the option is gone in 7.2, where it works on a file system
+ *     whose files may have PMD-sized folios (ext4, XFS; not btrfs): that
+ *     is measured per file system (io/collapse_fs.c), never assumed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,12 +71,19 @@ has_option(const struct fs_info *fs, const char *opt)
 	return false;
 }
 
-/* MADV_COLLAPSE on a regular (not tmpfs) file. */
+/*
+ * MADV_COLLAPSE on a regular (not tmpfs) file, as far as the kernel's
+ * version and config tell: up to 7.1 the option decides; from 7.2, which
+ * has no such option, it depends on the file system (its largest folio
+ * order), so only a measurement tells (collapse_fs.c): unknown.
+ */
 enum tri
 collapse_on_files(struct kernel_version v, enum tri ro_thp_for_fs)
 {
-	if (kernel_at_least(v, 7, 2) || ro_thp_for_fs == TRI_YES)
+	if (ro_thp_for_fs == TRI_YES)
 		return TRI_YES;
+	if (kernel_at_least(v, 7, 2))
+		return TRI_UNKNOWN;
 	return ro_thp_for_fs == TRI_NO ? TRI_NO : TRI_UNKNOWN;
 }
 
@@ -263,6 +271,34 @@ const char *
 tri_name(enum tri t)
 {
 	return t == TRI_YES ? "yes" : t == TRI_NO ? "no" : "unknown";
+}
+
+/*
+ * The i-th place a kernel's config may be, under root ("" on a real
+ * system): the running kernel's own (/proc/config.gz), then where Debian,
+ * Fedora and Arch put it.  Debian 12 installs /boot/config-RELEASE;
+ * Debian's 7.2 packages (linux-base-RELEASE) put it in
+ * /usr/lib/modules/RELEASE/config, as Fedora and Arch do; a kernel built
+ * here leaves build/.config.  false past the last.
+ */
+bool
+kernel_config_path(const char *root, const char *release, size_t i,
+    char *buf, size_t len)
+{
+	static const char *const dir[] = { "/boot/config-",
+		"/usr/lib/modules/", "/lib/modules/", "/usr/lib/modules/",
+		"/lib/modules/" };
+	static const char *const file[] = { "", "/config", "/config",
+		"/build/.config", "/build/.config" };
+
+	if (i == 0)
+		snprintf(buf, len, "%s/proc/config.gz", root);
+	else if (i - 1 < sizeof(dir) / sizeof(dir[0]))
+		snprintf(buf, len, "%s%s%s%s", root, dir[i - 1], release,
+		    file[i - 1]);
+	else
+		return false;
+	return true;
 }
 
 /* glibc 2.35 (BZ #28676) and later map a library at its largest p_align. */

@@ -168,9 +168,10 @@ windows_cached(const struct phdr_view *s, const struct seg_desc *g,
 		uint64_t k = (g->offset + (a - g->vaddr)) / pmd;
 		uint8_t st = k < cv->nranges ? cv->states[k] : WINDOW_NONE;
 
-		/* After the page-cache step: what it makes huge too. */
+		/* After the page-cache step: what it makes huge too (also
+		 * small folios it collapses in place, mapped or not). */
 		n += st == WINDOW_HUGE || (after && (st == WINDOW_SMALL ||
-		    st == WINDOW_UNCACHED));
+		    st == WINDOW_UNCACHED || st == WINDOW_COLLAPSE));
 	}
 	return n;
 }

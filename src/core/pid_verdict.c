@@ -97,20 +97,27 @@ not_huge_cause(const struct pid_facts *f)
 		return PID_LAYOUT;
 	if (f->resident > f->huge)
 		return PID_SMALL_FOLIOS;
+	/* Every window it has not run is one PMD folio in the cache already. */
+	if (f->resident < f->placed &&
+	    f->cache_huge >= f->huge + (f->placed - f->resident))
+		return PID_CACHE_HUGE;
 	return PID_NOT_TOUCHED;
 }
 
+/* Small folios it maps: collapsed in place where MADV_COLLAPSE works. */
 static enum pid_fix
-fix_for(enum pid_status s)
+fix_for(enum pid_status s, const struct pid_facts *f)
 {
 	switch (s) {
 	case PID_LAYOUT: return FIX_REWRITE_RESTART;
-	case PID_SMALL_FOLIOS: return FIX_STOP_WARM_START;
+	case PID_SMALL_FOLIOS: return f->collapse == TRI_YES ?
+	    FIX_WARM_IN_PLACE : FIX_STOP_WARM_START;
 	case PID_NOT_TOUCHED: return FIX_WARM;
 	case PID_REPLACED: return FIX_RESTART;
 	case PID_THP_DISABLED: return FIX_ENABLE_THP;
 	case PID_NO_HUGE_FOLIOS: return FIX_OTHER_FS;
-	case PID_HUGE: case PID_PARTLY_HUGE: case PID_NOTHING_TO_GAIN: break;
+	case PID_HUGE: case PID_PARTLY_HUGE: case PID_NOTHING_TO_GAIN:
+	case PID_CACHE_HUGE: break;
 	}
 	return FIX_NONE;
 }
@@ -144,7 +151,7 @@ pid_decide(const struct pid_facts *f, struct pid_verdict *v)
 		v->rest = v->status;
 		v->status = PID_PARTLY_HUGE;
 	}
-	v->fix = fix_for(v->status == PID_PARTLY_HUGE ? v->rest : v->status);
+	v->fix = fix_for(v->status == PID_PARTLY_HUGE ? v->rest : v->status, f);
 	if (f->windows_known)
 		v->missed_bytes = (f->windows - huge) * f->pmd;
 }
@@ -158,6 +165,7 @@ pid_status_name(enum pid_status s)
 	case PID_PARTLY_HUGE: return "partly-huge";
 	case PID_SMALL_FOLIOS: return "small-folios";
 	case PID_NOT_TOUCHED: return "not-touched";
+	case PID_CACHE_HUGE: return "huge-in-cache";
 	case PID_LAYOUT: return "layout";
 	case PID_REPLACED: return "replaced";
 	case PID_THP_DISABLED: return "cannot-be-huge";

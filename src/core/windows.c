@@ -126,6 +126,7 @@ window_state_name(enum window_state s)
 	case WINDOW_NO_FOLIOS: return "no-huge-folios";
 	case WINDOW_MADE_HUGE: return "made-huge";
 	case WINDOW_STILL_SMALL: return "still-small";
+	case WINDOW_COLLAPSE: return "small-folios-collapse";
 	case WINDOW_NONE: break;
 	}
 	return "none";

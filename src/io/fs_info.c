@@ -292,18 +292,29 @@ thp_setting(const char *name, char *buf, size_t len)
 	return e ? -1 : 0;
 }
 
+/* "# CONFIG_X is not set" */
+static bool
+not_set_line(const char *line, const char *option, size_t n)
+{
+	return strncmp(line, "# ", 2) == 0 && strncmp(line + 2, option, n) == 0 &&
+	    strncmp(line + 2 + n, " is not set", 11) == 0;
+}
+
 /*
  * One kernel config option from a gzip'd or plain config file.  *found
  * false: no such file.  *error: it is there but could not be read
- * (EMFILE, EACCES, a read error), and the answer is unknown.
+ * (EMFILE, EACCES, a read error), and the answer is unknown.  *absent:
+ * read, and the option is not in it at all (this kernel has no such
+ * option), where "# ... is not set" is a plain no.
  */
 static enum tri
 config_lookup(const char *file, const char *option, bool *found_file,
-    int *error)
+    int *error, bool *absent)
 {
 	char line[512];
 	size_t n = strlen(option);
 	enum tri t = TRI_NO;
+	bool seen = false;
 	gzFile gz;
 	int zerr;
 
@@ -315,11 +326,13 @@ config_lookup(const char *file, const char *option, bool *found_file,
 		*error = errno == ENOENT ? 0 : errno != 0 ? errno : ENOMEM;
 		return TRI_UNKNOWN;
 	}
-	while (gzgets(gz, line, sizeof(line)) != NULL)
+	while (!seen && gzgets(gz, line, sizeof(line)) != NULL)
 		if (strncmp(line, option, n) == 0 && line[n] == '=') {
 			t = line[n + 1] == 'y' || line[n + 1] == 'm' ? TRI_YES :
 			    TRI_NO;
-			break;
+			seen = true;
+		} else {
+			seen = not_set_line(line, option, n);
 		}
 	(void)gzerror(gz, &zerr);
 	if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
@@ -327,30 +340,57 @@ config_lookup(const char *file, const char *option, bool *found_file,
 		t = TRI_UNKNOWN;
 	}
 	gzclose(gz);
+	*absent = *error == 0 && !seen;
 	return t;
 }
 
+#ifdef ELFTHP_TEST_HOOKS
 /*
- * From /proc/config.gz or /boot/config-RELEASE; where says which.  *error
- * is the errno of a config file that is there but could not be read
- * (where names it), else 0.
+ * Test builds only: ELFTHP_TEST_CONFIG_ROOT=DIR looks for the config
+ * under DIR (DIR/proc/config.gz, DIR/boot/config-RELEASE, ...), so that a
+ * test never reads the host's own by accident.
+ */
+static const char *
+config_root(void)
+{
+	const char *r = getenv("ELFTHP_TEST_CONFIG_ROOT");
+
+	return r != NULL ? r : "";
+}
+#else
+static const char *
+config_root(void)
+{
+	return "";
+}
+#endif
+
+/*
+ * From the first config file there is of kernel_config_path()'s list
+ * (/proc/config.gz, /boot/config-RELEASE, /usr/lib/modules/RELEASE/config,
+ * ...); where names it.  *error is the errno of a config file that is
+ * there but could not be read (where names it), else 0.  *absent: the
+ * config was read and has no such option.
  */
 enum tri
 kernel_config(const char *option, const char *release, char *where,
-    size_t len, int *error)
+    size_t len, int *error, bool *absent)
 {
-	char boot[PATH_MAX];
-	bool found;
-	enum tri t = config_lookup("/proc/config.gz", option, &found, error);
+	char path[PATH_MAX];
+	bool found = false;
+	enum tri t = TRI_UNKNOWN;
+	size_t i;
 
-	snprintf(where, len, "/proc/config.gz");
+	*error = 0;
+	*absent = false;
+	for (i = 0; !found && kernel_config_path(config_root(), release, i,
+	    path, sizeof(path)); i++)
+		t = config_lookup(path, option, &found, error, absent);
 	if (found)
-		return t;
-	snprintf(boot, sizeof(boot), "/boot/config-%s", release);
-	snprintf(where, len, "%s", boot);
-	t = config_lookup(boot, option, &found, error);
-	if (!found)
-		snprintf(where, len, "neither /proc/config.gz nor %s", boot);
+		snprintf(where, len, "%s", path);
+	else
+		snprintf(where, len, "no config in /proc/config.gz, "
+		    "/boot/config-%s or /usr/lib/modules/%s", release, release);
 	return t;
 }
 
@@ -371,6 +411,7 @@ static void
 cache_host(void)
 {
 	char release[256];
+	bool absent;
 
 	if (host_kernel(release, sizeof(release), &cached_version) != 0) {
 		cached_error = errno;
@@ -378,7 +419,7 @@ cache_host(void)
 		return;
 	}
 	cached_ro_thp = kernel_config("CONFIG_READ_ONLY_THP_FOR_FS", release,
-	    cached_where, sizeof(cached_where), &cached_error);
+	    cached_where, sizeof(cached_where), &cached_error, &absent);
 }
 
 struct kernel_version

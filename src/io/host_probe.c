@@ -214,9 +214,65 @@ host_probe_path(struct host_path *h, const struct host_facts *hf, uint64_t pmd)
 	probe_dir(dir, pmd, &h->probe);
 	free(copy);
 	fs_expect(&h->fs, hf->version, hf->ro_thp_for_fs, &h->expect);
+	h->collapse = h->expect.collapse;
+	if (strcmp(h->fs.type, "tmpfs") != 0 && strcmp(h->fs.type, "shmem") != 0)
+		h->collapse = collapse_fs_measure(h->path, st.st_dev);
+	if (h->collapse != TRI_UNKNOWN)
+		h->expect.collapse = h->collapse;
+	h->khugepaged = host_khugepaged(hf, h->collapse);
 	h->outcome = fs_outcome(&h->expect, &h->probe);
 	fs_outcome_sentence(h->sentence, sizeof(h->sentence), h->outcome,
 	    &h->fs, &h->expect);
+}
+
+/*
+ * Does khugepaged collapse program text on a file system where
+ * MADV_COLLAPSE does what collapse says?  The rule, from mm/khugepaged.c
+ * and mm/huge_memory.c: khugepaged and MADV_COLLAPSE ask the same
+ * question of a file mapping (thp_vma_allowable_order: file_thp_enabled,
+ * CONFIG_READ_ONLY_THP_FOR_FS up to 7.1, the file's largest folio order
+ * from 7.2), but khugepaged also obeys the THP mode, which MADV_COLLAPSE
+ * ignores: under "always" every mapping, under "madvise" only
+ * MADV_HUGEPAGE ones, which the text exec maps is not.  So: yes where
+ * collapse works and the mode is always and khugepaged scans; no where
+ * either is not.  make check-vm watches it happen (or not) on each kernel.
+ */
+enum tri
+host_khugepaged(const struct host_facts *hf, enum tri collapse)
+{
+	if (collapse == TRI_NO || strcmp(hf->thp_enabled, "never") == 0 ||
+	    strcmp(hf->thp_enabled, "madvise") == 0 || hf->khp_pages == 0)
+		return TRI_NO;
+	if (collapse == TRI_YES && strcmp(hf->thp_enabled, "always") == 0)
+		return TRI_YES;
+	return TRI_UNKNOWN;
+}
+
+static int unread(struct host_facts *, const char *, int);
+
+/*
+ * A number from a khugepaged setting, read only, in *v: -1 where the
+ * kernel has none (ENOENT).  0, or -1 where it could not be read (hf's
+ * unread names it).
+ */
+static int
+khp_setting(struct host_facts *hf, const char *name, long *v)
+{
+	char path[128];
+	FILE *f;
+	int e = 0;
+
+	*v = -1;
+	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/"
+	    "khugepaged/%s", name);
+	if ((f = fopen(path, "re")) == NULL)
+		return errno == ENOENT ? 0 : unread(hf, path, errno);
+	if (fscanf(f, "%ld", v) != 1) {
+		e = ferror(f) && errno ? errno : EIO;
+		*v = -1;
+	}
+	fclose(f);
+	return e ? unread(hf, path, e) : 0;
 }
 
 /* A fact that could not be read: its line says unknown, and the CLI says why. */
@@ -250,10 +306,14 @@ host_facts_read(struct host_facts *hf)
 	if (thp_setting("shmem_enabled", hf->thp_shmem, sizeof(hf->thp_shmem)))
 		rc = unread(hf, where, errno);
 	hf->ro_thp_for_fs = kernel_config("CONFIG_READ_ONLY_THP_FOR_FS",
-	    hf->kernel, hf->config_where, sizeof(hf->config_where), &e);
+	    hf->kernel, hf->config_where, sizeof(hf->config_where), &e,
+	    &hf->ro_thp_absent);
 	if (e != 0)
 		rc = unread(hf, hf->config_where, e);
 	hf->collapse_files = collapse_on_files(hf->version, hf->ro_thp_for_fs);
+	if (khp_setting(hf, "pages_to_scan", &hf->khp_pages) != 0 ||
+	    khp_setting(hf, "scan_sleep_millisecs", &hf->khp_sleep_ms) != 0)
+		rc = -1;
 	hf->glibc = host_glibc();
 	if (glibc_thp_read(&hf->thp, hf->thp_version, sizeof(hf->thp_version),
 	    where, sizeof(where)) != 0)
@@ -267,19 +327,22 @@ host_facts_read(struct host_facts *hf)
 	return rc;
 }
 
-/* A probe of a regular file (not tmpfs) says what MADV_COLLAPSE does. */
+/*
+ * The measurement of a regular file's file system (not tmpfs) says what
+ * MADV_COLLAPSE does there; the host line sums them up: yes where any
+ * file system measured yes (it is per file system: each path says its
+ * own), else no where one measured no.
+ */
 void
 host_collapse_measured(struct host_facts *hf, const struct host_path *h)
 {
-	if (hf->collapse_where != NULL || !h->probe.done ||
-	    strcmp(h->fs.type, "tmpfs") == 0)
+	if (h->error != 0 || strcmp(h->fs.type, "tmpfs") == 0 ||
+	    strcmp(h->fs.type, "shmem") == 0 || h->collapse == TRI_UNKNOWN)
 		return;
-	if (h->probe.collapse_error == 0)
-		hf->collapse_files = TRI_YES;
-	else if (h->probe.collapse_error == EINVAL)
-		hf->collapse_files = TRI_NO;
-	else
+	if (hf->collapse_where != NULL && (hf->collapse_files == TRI_YES ||
+	    h->collapse == TRI_NO))
 		return;
+	hf->collapse_files = h->collapse;
 	hf->collapse_where = h->path;
 }
 

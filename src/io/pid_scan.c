@@ -59,6 +59,10 @@ struct known_file {
 	bool windows_known;
 	struct elf_layout layout;
 	enum tri fs_keeps_huge;
+	enum tri collapse;	/* MADV_COLLAPSE works on its file system */
+	bool collapse_looked;	/* collapse is measured (or expected) */
+	bool cache_looked;	/* cache_huge is measured */
+	uint64_t cache_huge;	/* windows that are PMD folios in the cache */
 	char fs_type[32];
 };
 
@@ -337,16 +341,23 @@ proc_free(struct proc *p)
 		close(p->pagemap);
 }
 
-/* Does the file system of path keep huge folios?  From type and kernel. */
+/*
+ * Does the file system of path keep huge folios?  From type and kernel;
+ * *collapse: does MADV_COLLAPSE work there, as the kernel is expected to
+ * (measured later, and only for a file whose small folios are mapped:
+ * see collapse_looked).
+ */
 static enum tri
-fs_keeps_huge(const char *path, char *type, size_t len)
+fs_keeps_huge(const char *path, char *type, size_t len, enum tri *collapse)
 {
 	struct fs_expect e;
 	struct fs_info fs;
 
+	*collapse = TRI_UNKNOWN;
 	if (fs_expect_path(path, &fs, &e) != 0)
 		return TRI_UNKNOWN;
 	snprintf(type, len, "%s", fs.type);
+	*collapse = e.collapse;
 	if (e.write == TRI_YES || e.readahead == TRI_YES ||
 	    e.collapse == TRI_YES)
 		return TRI_YES;
@@ -428,7 +439,7 @@ read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
 	kf->is_elf = kf->windows_known = true;
 	if (!kf->replaced)
 		kf->fs_keeps_huge = fs_keeps_huge(kf->path, kf->fs_type,
-		    sizeof(kf->fs_type));
+		    sizeof(kf->fs_type), &kf->collapse);
 	return 0;
 }
 
@@ -500,6 +511,56 @@ present_pages(const struct proc *p, const struct scan *s, uint64_t va,
 }
 
 /*
+ * Windows of the file that are one PMD-sized folio each in the page cache
+ * now (a look that reads nothing: warm_file's look_only), once per file:
+ * a process that has not run them since khugepaged or --warm made them
+ * huge maps PMDs at its next run.  A look that fails leaves 0 (the
+ * verdict is then what the process itself maps).
+ */
+static void
+look_cache(struct known_file *kf, const struct proc *p, const struct smap *m,
+    uint64_t pmd)
+{
+	struct warm_request q = { .look_only = true, .huge_only = true };
+	struct proc_error pe = { 0 };
+	struct warm_result r;
+	struct warm_plan w;
+	char err[256];
+	int fd;
+
+	if (kf->cache_looked || kf->replaced || !kf->windows_known)
+		return;
+	kf->cache_looked = true;
+	if ((fd = open_mapped(p, m, false, &pe)) < 0)
+		return;
+	if (warm_plan_build(&kf->layout, pmd, true, &w) == 0) {
+		if (warm_file(fd, kf->path, &w, &q, &r, err, sizeof(err)) == 0)
+			kf->cache_huge = r.huge_before;
+		warm_plan_free(&w);
+	}
+	close(fd);
+}
+
+/*
+ * MADV_COLLAPSE on the file system of a file whose small folios a process
+ * maps: measured there (collapse_fs.c, once per file system), where the
+ * kernel may do it at all; asked only for such a file, so that --pid
+ * writes no probe file where the answer changes nothing.
+ */
+static enum tri
+file_collapse(struct known_file *kf)
+{
+	struct stat st;
+
+	if (!kf->collapse_looked && !kf->replaced &&
+	    strcmp(kf->fs_type, "tmpfs") != 0 && stat(kf->path, &st) == 0)
+		kf->collapse = collapse_fs_expect(kf->path, st.st_dev,
+		    kf->collapse);
+	kf->collapse_looked = true;
+	return kf->collapse;
+}
+
+/*
  * The facts of one file in one process.  ms: the process's mappings of
  * the file (n).  Windows at PMD-aligned addresses are looked up in
  * pagemap; PMD-mapped bytes count only in read-only mappings, where the
@@ -507,7 +568,7 @@ present_pages(const struct proc *p, const struct scan *s, uint64_t va,
  */
 static int
 measure(const struct scan *s, const struct proc *p,
-    const struct known_file *kf, const struct smap *ms, size_t n,
+    struct known_file *kf, const struct smap *ms, size_t n,
     struct pid_row *row, struct proc_error *pe)
 {
 	uint64_t *at = NULL, present, ro_pmd = 0;
@@ -547,7 +608,15 @@ measure(const struct scan *s, const struct proc *p,
 		row->rss_if_huge += s->pmd - present * s->page;
 	}
 	free(at);
-	return k < placed ? -1 : 0;
+	if (k < placed)
+		return -1;
+	if (row->facts.resident < placed) {
+		look_cache(kf, p, &ms[0], s->pmd);
+		row->facts.cache_huge = kf->cache_huge;
+	}
+	if (row->facts.resident > row->facts.huge)
+		row->facts.collapse = file_collapse(kf);
+	return 0;
 }
 
 /* The mappings of one file are adjacent once sorted by inode and dev. */
@@ -586,7 +655,7 @@ measure_files(struct scan *s, struct proc *p, struct proc_error *pe)
 	if (p->nmaps > 1)	/* qsort's array must not be NULL, even empty */
 		qsort(p->maps, p->nmaps, sizeof(*p->maps), by_file);
 	for (i = 0; i < p->nmaps; i = j) {
-		const struct known_file *kf;
+		struct known_file *kf;
 		struct pid_row row = { .pid = p->pid };
 		bool exec = false;
 

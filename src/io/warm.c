@@ -10,8 +10,10 @@
  * 4 KiB page of the window is cached already.  So, per window that is not huge yet:
  *
  *   1. MADV_COLLAPSE, where the kernel can collapse this file (tmpfs
- *      always; other files with CONFIG_READ_ONLY_THP_FOR_FS or from 7.2);
- *      EINVAL says it cannot, and it is not tried again for this file;
+ *      always; other files where collapse_fs.c measured that it works on
+ *      their file system, as 7.2 does on ext4 and XFS, or may work):
+ *      in place, mapped or not, nothing dropped or read; EINVAL says it
+ *      cannot, and it is not tried again for this file;
  *   2. if small folios are cached and no other process maps them:
  *      fdatasync (once), then POSIX_FADV_DONTNEED on the window;
  *   3. map the window at a PMD-aligned address with MADV_HUGEPAGE and
@@ -389,8 +391,18 @@ look_range_k(struct warm_ctx *c, uint64_t k)
 		failed(c, errno, "cachestat");
 		return;
 	}
-	/* Collapse does not need the small folios dropped: no one pins them. */
-	if (cached > 0 && c->expect.collapse != TRI_YES &&
+	/*
+	 * Collapse in place: mapped or not, nothing dropped; it reads only
+	 * the pages that are not cached.
+	 */
+	if (cached > 0 && c->expect.collapse == TRI_YES) {
+		set_state(c, k, WINDOW_COLLAPSE);
+		c->r->made_huge++;
+		c->r->read_bytes += cached * c->page < c->pmd ?
+		    c->pmd - cached * c->page : 0;
+		return;
+	}
+	if (cached > 0 &&
 	    pc_find_mappers(&c->v, k * c->pmd, c->pmd, pids, WARM_MAX_PIDS,
 	    &n, &unreadable) != 0) {
 		failed(c, errno, "/proc/PID/maps");
@@ -493,6 +505,11 @@ warm_expect(struct warm_ctx *c, const struct fs_info *fs)
 	if (e != 0)
 		return failed(c, e, where);
 	fs_expect(fs, host_kernel_version(), host_ro_thp_for_fs(), &c->expect);
+	/* Measured on the file system itself, where it may work at all. */
+	if (c->path != NULL && strcmp(fs->type, "tmpfs") != 0 &&
+	    strcmp(fs->type, "shmem") != 0)
+		c->expect.collapse = collapse_fs_expect(c->path, c->st.st_dev,
+		    c->expect.collapse);
 	c->r->fs_why = c->expect.why;
 	c->r->fs_advice = c->expect.advice;
 	/* Said only after a read through the overlay gave small folios. */
@@ -839,8 +856,13 @@ warm_file(int fd, const char *path, const struct warm_plan *w,
 		rc = warm_blind(&c, w, &fs);
 		goto out;
 	}
-	if (first_look(&c, w, todo, &before) != 0 ||
-	    warm_ranges(&c, w, todo, &fs, &dirty) != 0)
+	if (first_look(&c, w, todo, &before) != 0)
+		goto out;
+	if (q->look_only && q->huge_only) {
+		rc = 0;
+		goto out;
+	}
+	if (warm_ranges(&c, w, todo, &fs, &dirty) != 0)
 		goto out;
 	rc = 0;
 	/* A look's read_bytes is what warming would read, counted above. */

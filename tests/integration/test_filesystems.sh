@@ -388,8 +388,8 @@ btrfs_cases() {
     MEASURED=no-huge-folios
 }
 
-HOST_KEYS="schema mode status kernel thp_enabled thp_defrag thp_shmem_enabled read_only_thp_for_fs madv_collapse_files glibc glibc_aligns_libraries glibc_elf_thp glibc_elf_thp_from glibc_elf_thp_in_ldso glibc_tunables_thp tunables_conf tunables_conf_thp tunables_conf_locked tunables_conf_cached glibc_elf_thp_advice"
-PATH_KEYS="schema mode path status fs_type mount_point mount_options tmpfs_huge probed probe_bytes write_pmd_bytes warm_pmd_bytes collapse_pmd_bytes expect_write expect_readahead expect_collapse outcome advice"
+HOST_KEYS="schema mode status kernel thp_enabled thp_defrag thp_shmem_enabled read_only_thp_for_fs read_only_thp_for_fs_absent madv_collapse_files glibc glibc_aligns_libraries glibc_elf_thp glibc_elf_thp_from glibc_elf_thp_in_ldso glibc_tunables_thp tunables_conf tunables_conf_thp tunables_conf_locked tunables_conf_cached glibc_elf_thp_advice"
+PATH_KEYS="schema mode path status fs_type mount_point mount_options tmpfs_huge probed probe_bytes write_pmd_bytes warm_pmd_bytes collapse_pmd_bytes expect_write expect_readahead expect_collapse madv_collapse khugepaged_text outcome advice"
 
 # keys_are JSONLINE KEYS: exactly these keys.
 keys_are() {

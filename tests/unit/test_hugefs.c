@@ -103,7 +103,11 @@ test_expectations_by_type(void **state)
 	assert_int_equal(e.write, TRI_UNKNOWN);
 }
 
-/* MADV_COLLAPSE on files: the config option through 7.1, always from 7.2. */
+/*
+ * MADV_COLLAPSE on files: the config option through 7.1; from 7.2 (no
+ * such option) only a measurement of the file system tells: unknown, never
+ * "yes" from the version alone, and btrfs stays "no".
+ */
 static void
 test_collapse_on_files(void **state)
 {
@@ -114,9 +118,34 @@ test_collapse_on_files(void **state)
 	assert_int_equal(collapse_on_files(k6_18, TRI_NO), TRI_NO);
 	assert_int_equal(collapse_on_files(k6_18, TRI_YES), TRI_YES);
 	assert_int_equal(collapse_on_files(k6_18, TRI_UNKNOWN), TRI_UNKNOWN);
-	assert_int_equal(collapse_on_files(k7_2, TRI_NO), TRI_YES);
+	assert_int_equal(collapse_on_files(k7_2, TRI_NO), TRI_UNKNOWN);
+	assert_int_equal(collapse_on_files(k7_2, TRI_UNKNOWN), TRI_UNKNOWN);
 	fs_expect(&ext4, k7_2, TRI_NO, &e);
-	assert_int_equal(e.collapse, TRI_YES);
+	assert_int_equal(e.collapse, TRI_UNKNOWN);
+	ext4 = fs_of("btrfs", "");
+	fs_expect(&ext4, k7_2, TRI_NO, &e);
+	assert_int_equal(e.collapse, TRI_NO);
+}
+
+/* Every place Debian, Fedora and Arch put the config, in order, under root. */
+static void
+test_kernel_config_path(void **state)
+{
+	static const char *const want[] = { "/r/proc/config.gz",
+		"/r/boot/config-7.2.13", "/r/usr/lib/modules/7.2.13/config",
+		"/r/lib/modules/7.2.13/config",
+		"/r/usr/lib/modules/7.2.13/build/.config",
+		"/r/lib/modules/7.2.13/build/.config" };
+	char buf[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_true(kernel_config_path("/r", "7.2.13", i, buf,
+		    sizeof(buf)));
+		assert_string_equal(buf, want[i]);
+	}
+	assert_false(kernel_config_path("/r", "7.2.13", i, buf, sizeof(buf)));
 }
 
 /* tmpfs: writes follow huge=, and collapse works whatever it says. */
@@ -378,6 +407,7 @@ main(void)
 		cmocka_unit_test(test_kernel_version),
 		cmocka_unit_test(test_expectations_by_type),
 		cmocka_unit_test(test_collapse_on_files),
+		cmocka_unit_test(test_kernel_config_path),
 		cmocka_unit_test(test_tmpfs),
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_sentences),

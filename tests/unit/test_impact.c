@@ -137,6 +137,12 @@ test_impact_measured_from_cache(void **state)
 	assert_int_equal(imp.huge_bytes_after, 3 * M(2));
 	assert_int_equal(imp.translations_now, 2 + 2 * M(2) / K(4));
 	assert_int_equal(imp.rss_increase_max, M(2) - K(4));
+	/* Where MADV_COLLAPSE works, mapped small folios are collapsed. */
+	states[2] = WINDOW_COLLAPSE;
+	impact_compute(&f->L, &f->P, g, after, &imp);
+	impact_measured(&f->L, &f->P, &cv, &imp, after);
+	assert_int_equal(imp.huge_bytes_now, 2 * M(2));
+	assert_int_equal(imp.huge_bytes_after, 4 * M(2));
 }
 
 /*

@@ -133,6 +133,41 @@ test_decide_huge_and_partly(void **state)
 	assert_int_equal(v.status, PID_HUGE);
 }
 
+/*
+ * 7.2: small folios a process maps are collapsed in place where
+ * MADV_COLLAPSE works (no stop and start); windows it has not run since
+ * khugepaged made them huge are not "not run yet ... run --warm".
+ */
+static void
+test_decide_in_place(void **state)
+{
+	struct pid_facts f = { .windows = 3, .placed = 3, .resident = 3,
+		.fs_keeps_huge = TRI_YES, .collapse = TRI_YES };
+
+	(void)state;
+	assert_int_equal(decide(f).status, PID_SMALL_FOLIOS);
+	assert_int_equal(decide(f).fix, FIX_WARM_IN_PLACE);
+	f.collapse = TRI_NO;
+	assert_int_equal(decide(f).fix, FIX_STOP_WARM_START);
+	f.collapse = TRI_UNKNOWN;
+	assert_int_equal(decide(f).fix, FIX_STOP_WARM_START);
+	f.resident = 0;
+	f.cache_huge = 3;
+	assert_int_equal(decide(f).status, PID_CACHE_HUGE);
+	assert_int_equal(decide(f).fix, FIX_NONE);
+	/* One of the untouched windows is not huge in the cache: --warm. */
+	f.cache_huge = 2;
+	assert_int_equal(decide(f).status, PID_NOT_TOUCHED);
+	assert_int_equal(decide(f).fix, FIX_WARM);
+	/* Huge ones it maps, the rest huge in the cache. */
+	f = (struct pid_facts){ .windows = 3, .placed = 3, .resident = 1,
+		.huge = 1, .cache_huge = 3, .fs_keeps_huge = TRI_YES };
+	assert_int_equal(decide(f).status, PID_PARTLY_HUGE);
+	assert_int_equal(decide(f).rest, PID_CACHE_HUGE);
+	assert_int_equal(decide(f).fix, FIX_NONE);
+	assert_string_equal(pid_status_name(PID_CACHE_HUGE), "huge-in-cache");
+}
+
 static void
 test_decide_not_huge(void **state)
 {
@@ -201,6 +236,7 @@ main(void)
 		TF(test_place_incongruent),
 		cmocka_unit_test(test_decide_huge_and_partly),
 		cmocka_unit_test(test_decide_not_huge),
+		cmocka_unit_test(test_decide_in_place),
 		cmocka_unit_test(test_decide_unknown_windows),
 		cmocka_unit_test(test_names),
 	};

@@ -19,6 +19,19 @@ tests/vm/guest.sh) and checks:
     original and the rewritten fixture measured on tmpfs (where only the
     layout decides);
   - --pid's PMD-mapped bytes equal smaps' for the running fixture;
+  - in place (ext4, XFS): a process started cold maps 0 kB; where --host
+    measured that MADV_COLLAPSE works on the file system (7.2), --warm -n
+    predicts every window collapsed in place with 0 B read, --warm while
+    the process runs makes every window huge reading 0 B, the same process
+    then maps them all without a restart, and --pid says small-folios
+    with --warm as the step (no stop and start) before, huge after; where
+    it does not (6.1, 6.12: never claimed before 7.2), --pid says stop,
+    --warm, start, --warm exits 1 (busy) and the process stays at 0 kB;
+  - khugepaged (ext4): under THP madvise a cold process stays at 0 kB; under
+    always it becomes every window exactly where --host measured that
+    MADV_COLLAPSE works (--host's rule for khugepaged), else 0 kB; a process
+    idle under always maps 0 kB, and --pid says huge-in-cache where
+    khugepaged collapsed its windows (7.2), small-folios elsewhere;
   - the results equal RESULTS (tests/vm/results.txt, what docs/runtime.md's
     table is made from), the kernel's exact release aside; with --update,
     RESULTS is rewritten instead.
@@ -207,6 +220,87 @@ def check_fs(c, row, kb, js, rc):
     return True
 
 
+def release_at_least(rel, major, minor):
+    m = re.match(r"(\d+)\.(\d+)", rel)
+    return bool(m) and (int(m[1]), int(m[2])) >= (major, minor)
+
+
+def collapse_measured(js, fs):
+    v = host_verdict(js, fs)
+    return None if v is None else v.get("madv_collapse")
+
+
+def check_inplace(c, name, rel, fs, kb, js, rc, full, windows):
+    """A running process's small folios: collapsed in place where it works."""
+    if (fs, "run-cold") not in kb:
+        c.check(False, f"{name} {fs}: the running process measured", "no run-cold figure")
+        return
+    collapse = collapse_measured(js, fs)
+    c.check(collapse is not None, f"{name} {fs}: --host measures MADV_COLLAPSE ({collapse})",
+            f"{host_verdict(js, fs)}")
+    if not release_at_least(rel, 7, 2):
+        c.check(collapse is False, f"{name} {fs}: no collapse in place claimed before 7.2",
+                f"--host says madv_collapse {collapse}")
+    c.check(kb[(fs, "run-cold")] == 0, f"{name} {fs}: the process started cold maps 0 kB",
+            f"{kb[(fs, 'run-cold')]} kB")
+    before = (js.get((fs, "pid-run-cold")) or [{}])[0]
+    after = (js.get((fs, "pid-run-warm")) or [{}])[0]
+    look = (js.get((fs, "warm-n-run")) or [{}])[0]
+    warm = (js.get((fs, "warm-run")) or [{}])[0]
+    got = kb.get((fs, "run-warm"))
+    fix = before.get("fix") or ""
+    hv = host_verdict(js, fs) or {}
+    if hv.get("status") == "no-huge-folios":
+        # ext4 before 6.16: no huge folio at all; --pid says where to go.
+        c.check(before.get("status") == "cannot-be-huge" and "--warm" not in fix and
+                got == 0 and rc.get((fs, "warm-run")) == 1,
+                f"{name} {fs}: no huge folios: --pid says cannot-be-huge, --warm exits 1, 0 kB",
+                f"{before}, exit {rc.get((fs, 'warm-run'))}, {got} kB")
+        return
+    c.check(before.get("status") == "small-folios",
+            f"{name} {fs}: --pid before says small-folios", f"{before}")
+    if collapse:
+        c.check("--warm" in fix and "stop" not in fix and "start it again" not in fix,
+                f"{name} {fs}: --pid's step is --warm while it runs", f"fix: {fix}")
+        c.check(look.get("made_huge") == windows and look.get("read_bytes") == 0 and
+                all(s.get("state") == "small-folios-collapse" for s in look.get("window_states", [{}])),
+                f"{name} {fs}: --warm -n: {windows} windows collapsed in place, 0 B read", f"{look}")
+        c.check(rc.get((fs, "warm-run")) == 0 and warm.get("made_huge") == windows and
+                warm.get("read_bytes") == 0,
+                f"{name} {fs}: --warm while it runs: {windows} made huge, 0 B read, exit 0",
+                f"exit {rc.get((fs, 'warm-run'))}: {warm}")
+        c.check(got == full, f"{name} {fs}: the running process maps {full} kB after --warm, "
+                f"without a restart", f"{got} kB")
+        c.check(after.get("status") == "huge" and after.get("pmd_mapped_bytes") == full * 1024,
+                f"{name} {fs}: --pid after says huge ({full} kB)", f"{after}")
+    else:
+        c.check("stop" in fix, f"{name} {fs}: --pid's step stops the process", f"fix: {fix}")
+        c.check(rc.get((fs, "warm-run")) == 1 and got == 0,
+                f"{name} {fs}: --warm while it runs leaves it (exit 1) and it maps 0 kB",
+                f"exit {rc.get((fs, 'warm-run'))}, {got} kB: {warm}")
+        c.check(after.get("pmd_mapped_bytes") == (got or 0) * 1024,
+                f"{name} {fs}: --pid after says {got} kB", f"{after}")
+
+
+def check_khugepaged(c, name, kb, js, full):
+    always, madvise = kb.get(("ext4", "khp-always")), kb.get(("ext4", "khp-madvise"))
+    collapse = collapse_measured(js, "ext4")
+    c.check(madvise == 0, f"{name} ext4: khugepaged under THP madvise leaves a cold process at 0 kB",
+            f"{madvise} kB")
+    want = full if collapse else 0
+    c.check(always == want, f"{name} ext4: khugepaged under THP always gives {want} kB "
+            f"(MADV_COLLAPSE measured {collapse})", f"{always} kB")
+    # An idle process: khugepaged collapses its windows in the page cache
+    # (and takes its page tables), so it maps nothing until it runs them.
+    idle = (js.get(("ext4", "pid-khp-idle")) or [{}])[0]
+    want = "huge-in-cache" if collapse else "small-folios"
+    if (host_verdict(js, "ext4") or {}).get("status") == "no-huge-folios":
+        want = "cannot-be-huge"
+    c.check(kb.get(("ext4", "khp-idle")) == 0 and idle.get("status") == want,
+            f"{name} ext4: an idle process under khugepaged: 0 kB mapped, --pid says {want}",
+            f"{kb.get(('ext4', 'khp-idle'))} kB, {idle}")
+
+
 def check_guest(c, vm, name):
     g = os.path.join(vm, "g", name)
     failed = os.path.join(g, "failed")
@@ -237,12 +331,26 @@ def check_guest(c, vm, name):
     c.check(bool(windows), f"{name}: the fixture has {windows} windows of {pmd >> 20} MiB",
             "readelf finds no window")
     rows = []
-    for fs in ("tmpfs", "ext4", "xfs"):
+    disks = [fs for fs in ("ext4", "xfs", "btrfs") if (fs, "orig") in kb]
+    for fs in ["tmpfs"] + (disks if "btrfs" in disks else ["ext4", "xfs"]):
         row = {k: "-" for k in COLUMNS}
         row.update(guest=name, release=rel, arch=arch, page=page, fs=fs,
                    windows=windows, full_kb=full)
         if check_fs(c, row, kb, js, rc):
             rows.append(row)
+        if fs in ("ext4", "xfs"):
+            check_inplace(c, name, rel, fs, kb, js, rc, full, windows)
+    if release_at_least(rel, 7, 2):
+        h = next((o for o in js.get(("ext4", "host"), []) if isinstance(o, dict)
+                  and o.get("status") == "host"), {})
+        c.check(h.get("read_only_thp_for_fs_absent") is True,
+                f"{name}: --host finds the config in /usr/lib/modules and says "
+                "CONFIG_READ_ONLY_THP_FOR_FS is gone", f"{h}")
+    if "btrfs" in disks:
+        c.check(collapse_measured(js, "btrfs") is False,
+                f"{name} btrfs: --host measures no MADV_COLLAPSE there",
+                f"{host_verdict(js, 'btrfs')}")
+    check_khugepaged(c, name, kb, js, full)
     tmpfs = next((r for r in rows if r["fs"] == "tmpfs"), None)
     if tmpfs:
         check_report(c, name, js, tmpfs, pmd)

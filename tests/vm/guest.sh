@@ -17,7 +17,15 @@
 # Cases: orig (the fixture as linked, copied with cp), rewrite (elfthp-align
 # -o, then a run), cold (page cache dropped, then a run), warm (dropped,
 # --warm, a run), cp (a cp of the rewritten file), aligned (elfthp-align
-# FILE on that already-aligned cp, then a run).
+# FILE on that already-aligned cp, then a run); run-cold and run-warm: one
+# process started cold (small folios mapped), then --warm while it runs
+# and what the same process maps afterwards; khp-always and khp-madvise:
+# a process started cold while khugepaged scans every 100 ms, under THP
+# always and madvise, and what it maps after a bounded wait; khp-idle: one
+# that ran its text once and sleeps, 5 s under always, and --pid on it.
+# /etc/vm.conf's FSS lists the disk file systems (vda ext4, vdb XFS, vdc
+# btrfs).  khugepaged sleeps an hour while the other cases run, so that a
+# cold figure is cold on a kernel whose khugepaged collapses file text.
 PATH=/bin:/sbin:/usr/bin
 export PATH
 T=elfthp-align
@@ -25,7 +33,7 @@ T=elfthp-align
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /tmp /mnt/tmpfs /mnt/ext4 /mnt/xfs
+mkdir -p /tmp /mnt/tmpfs /mnt/ext4 /mnt/xfs /mnt/btrfs
 . /etc/vm.conf
 
 err() { echo "VMERR $*"; }
@@ -38,6 +46,9 @@ done < /etc/modules.list
 echo "VMJ - uname $(uname -r) $(uname -m)"
 echo "VMJ - pmd $(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size 2>/dev/null)"
 echo "VMJ - thp $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+KH=/sys/kernel/mm/transparent_hugepage/khugepaged
+KH_SLEEP=$(cat $KH/scan_sleep_millisecs 2>/dev/null)
+echo 3600000 > $KH/scan_sleep_millisecs || err "cannot set khugepaged's scan_sleep_millisecs"
 
 # pmd_kb PID FILE: FilePmdMapped + ShmemPmdMapped of FILE's mappings.
 pmd_kb() {
@@ -47,30 +58,96 @@ pmd_kb() {
         END { print kb + 0 }' "/proc/$1/smaps"
 }
 
+# start FS CASE FILE ARG: run FILE ARG (--hold or --loop) until it says
+# ready; PID is its pid, or empty (an error printed).
+start() {
+    local i
+    : > /tmp/hold.out
+    "$3" "$4" > /tmp/hold.out 2>&1 &
+    PID=$!
+    for i in $(seq 1 600); do
+        grep -q '^ready$' /tmp/hold.out && return 0
+        kill -0 "$PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    err "$1 $2: $3 did not get ready: $(head -2 /tmp/hold.out | tr '\n' ' ')"
+    kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null
+    PID=
+    return 1
+}
+
+# report FS CASE PID FILE: one VMR line.
+report() {
+    local kb
+    if kb=$(pmd_kb "$3" "$4") && [ -n "$kb" ]; then
+        echo "VMR $1 $2 $kb"
+        LAST_KB=$kb
+    else
+        err "$1 $2: cannot read /proc/$3/smaps"
+    fi
+}
+
 # measure FS CASE FILE [pid]: run FILE --hold, print its PMD-mapped kB;
 # with pid, also what --pid says about the running process.
 measure() {
-    local fs=$1 what=$2 file=$3 pid i kb
-    : > /tmp/hold.out
-    "$file" --hold > /tmp/hold.out 2>&1 &
-    pid=$!
-    for i in $(seq 1 600); do
-        grep -q '^ready$' /tmp/hold.out && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
+    local fs=$1 what=$2 file=$3
+    start "$fs" "$what" "$file" --hold || return
+    report "$fs" "$what" "$PID" "$file"
+    [ "${4:-}" = pid ] && json "$fs" "pid-$what" $T --pid "$PID" --format json
+    kill "$PID"; wait "$PID" 2>/dev/null
+}
+
+# settle FS CASE PID FILE SECONDS: poll the process's PMD-mapped kB every
+# half second until it is the whole text (WANT) or SECONDS pass; then one
+# VMR line, and how long it took.
+settle() {
+    local i=0 kb=0
+    while [ $i -lt $(($5 * 2)) ]; do
+        kb=$(pmd_kb "$3" "$4")
+        [ "$kb" = "$WANT" ] && break
+        sleep 0.5; i=$((i + 1))
     done
-    if ! grep -q '^ready$' /tmp/hold.out; then
-        err "$fs $what: $file did not get ready: $(head -2 /tmp/hold.out | tr '\n' ' ')"
-        kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
-        return
+    echo "VMR $1 $2 $(pmd_kb "$3" "$4")"
+    echo "VMJ $1 $2-ms $((i * 500))"
+}
+
+# running FS: a process started cold maps small folios; --warm -n and
+# --warm while it runs, and --pid before and after.
+running() {
+    local fs=$1 f=/mnt/$1/rw
+    dropcache $f || { err "$fs run: dropcache"; return; }
+    start "$fs" run-cold "$f" --loop || return
+    report "$fs" run-cold "$PID" "$f"
+    json "$fs" pid-run-cold $T --pid "$PID" --format json
+    json "$fs" warm-n-run $T --warm -n --format json "$f"
+    json "$fs" warm-run $T --warm --format json "$f"
+    settle "$fs" run-warm "$PID" "$f" 10
+    json "$fs" pid-run-warm $T --pid "$PID" --format json
+    kill "$PID"; wait "$PID" 2>/dev/null
+}
+
+# khugepaged FS MODE SECONDS [idle]: a process started cold under THP MODE
+# while khugepaged scans every 100 ms; what it maps after at most SECONDS.
+# With idle, the process reads its text once and sleeps (--hold): after
+# SECONDS, what it maps and what --pid says (khp-idle).
+khugepaged() {
+    local fs=$1 f=/mnt/$1/rw old what=khp-$2 arg=--loop
+    [ "${4:-}" = idle ] && what=khp-idle arg=--hold
+    old=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
+    echo "$2" > /sys/kernel/mm/transparent_hugepage/enabled || { err "THP $2"; return; }
+    dropcache $f || { err "$fs khp: dropcache"; return; }
+    if start "$fs" "$what" "$f" $arg; then
+        echo 100 > $KH/scan_sleep_millisecs
+        if [ "$arg" = --hold ]; then
+            sleep "$3"; report "$fs" "$what" "$PID" "$f"
+        else
+            settle "$fs" "$what" "$PID" "$f" "$3"
+        fi
+        echo 3600000 > $KH/scan_sleep_millisecs
+        json "$fs" "pid-$what" $T --pid "$PID" --format json
+        kill "$PID"; wait "$PID" 2>/dev/null
     fi
-    if kb=$(pmd_kb "$pid" "$file") && [ -n "$kb" ]; then
-        echo "VMR $fs $what $kb"
-    else
-        err "$fs $what: cannot read /proc/$pid/smaps"
-    fi
-    [ "${4:-}" = pid ] && json "$fs" "pid-$what" $T --pid "$pid" --format json
-    kill "$pid"; wait "$pid" 2>/dev/null
+    echo "$old" > /sys/kernel/mm/transparent_hugepage/enabled
 }
 
 # json FS WHAT CMD...: CMD's JSON output, one VMJ line per line, and its rc.
@@ -93,6 +170,7 @@ if mount -t tmpfs -o huge=always,size=1536M tmpfs /mnt/tmpfs; then
     cp /fix/vmfix $D/orig && measure tmpfs orig $D/orig
     json tmpfs rewrite-rc $T -q --page-size "$PAGE" -o $D/rw /fix/vmfix
     measure tmpfs rewrite $D/rw pid
+    WANT=$LAST_KB       # every window, where only the layout decides
     json tmpfs report-rw $T --report --format json --page-size "$PAGE" $D/rw
     json tmpfs host $T --host --format json $D
     rm -f $D/orig
@@ -116,8 +194,20 @@ fs_cases() {
     json "$fs" aligned-rc $T --format json $D/cp
     measure "$fs" aligned $D/cp
     json "$fs" host $T --host --format json $D
+    [ "$fs" = btrfs ] || running "$fs"
     umount $D
 }
-fs_cases ext4 /dev/vda
-fs_cases xfs /dev/vdb
+for fs in ${FSS:-ext4 xfs}; do
+    case $fs in ext4) dev=/dev/vda ;; xfs) dev=/dev/vdb ;; btrfs) dev=/dev/vdc ;; esac
+    fs_cases "$fs" "$dev"
+done
+# khugepaged, on ext4: under always it may collapse file text (7.2), under
+# madvise it must not touch a mapping without MADV_HUGEPAGE.
+if mount -t ext4 /dev/vda /mnt/ext4; then
+    khugepaged ext4 always 20
+    khugepaged ext4 madvise 10
+    khugepaged ext4 always 5 idle
+    umount /mnt/ext4
+fi
+[ -n "$KH_SLEEP" ] && echo "$KH_SLEEP" > $KH/scan_sleep_millisecs
 finish

@@ -59,26 +59,47 @@ if [ -z "$(find "$VM/apt/lists" -name '*_Packages*' -mtime -1 2>/dev/null | head
     echo "# apt-get update (amd64 and arm64 lists in $VM/apt)"
     apt-get -qq "${APT_OPTS[@]}" update || die "apt-get update failed"
 fi
+# sid's kernels (a matrix line "sid:re:..."): a private state of their own,
+# made only when such a guest runs.  sid's Release file on the mirror may
+# have expired (its Valid-Until passed): Check-Valid-Until=false.
+SID_OPTS=(-o APT::Architectures::=amd64 -o APT::Architectures::=arm64
+          -o Dir::State::Lists="$VM/apt-sid/lists" -o Dir::Cache="$VM/apt-sid/cache"
+          -o Dir::Etc::SourceList="$VM/apt-sid/sid.sources" -o Dir::Etc::SourceParts=/dev/null
+          -o Acquire::Check-Valid-Until=false
+          -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+sid_lists() {
+    [ -n "$(find "$VM/apt-sid/lists" -name '*_Packages*' -mtime -1 2>/dev/null | head -1)" ] && return 0
+    mkdir -p "$VM/apt-sid/lists/partial" "$VM/apt-sid/cache/archives/partial" || return 1
+    printf 'Types: deb\nURIs: %s\nSuites: sid\nComponents: main\nSigned-By: %s\n' \
+        "${VM_SID_MIRROR:-http://deb.debian.org/debian}" \
+        /usr/share/keyrings/debian-archive-keyring.gpg > "$VM/apt-sid/sid.sources"
+    echo "# apt-get update (sid's lists in $VM/apt-sid)"
+    apt-get -qq "${SID_OPTS[@]}" update
+}
 
 # resolve SPEC ARCH: the package a matrix line names.  dep:META is the
 # kernel package META depends on; re:REGEX the newest package matching it.
+# sid:SPEC resolves SPEC in sid's lists.
 resolve() {
-    local spec=$1 arch=$2
+    local spec=$1 arch=$2 OPTS=("${APT_OPTS[@]}")
+    case $spec in sid:*) OPTS=("${SID_OPTS[@]}"); spec=${spec#sid:} ;; esac
     case $spec in
-        dep:*) apt-cache "${APT_OPTS[@]}" depends "${spec#dep:}:$arch" 2>/dev/null |
+        dep:*) apt-cache "${OPTS[@]}" depends "${spec#dep:}:$arch" 2>/dev/null |
                    sed -n 's/^ *Depends: \(linux-image-[^:]*\).*/\1/p' | head -1 ;;
-        re:*) apt-cache "${APT_OPTS[@]}" pkgnames linux-image- 2>/dev/null |
+        re:*) apt-cache "${OPTS[@]}" pkgnames linux- 2>/dev/null |
                   grep -E "${spec#re:}" | sort -V | tail -1 ;;
     esac
 }
 
-# fetch PKG ARCH: the .deb's path, downloaded once.
+# fetch PKG ARCH [OPTS...]: the .deb's path, downloaded once.
 fetch() {
-    local deb
-    deb=$(ls "$VM/debs/${1}_"*"_$2.deb" 2>/dev/null | head -1)
+    local deb p=$1 a=$2
+    shift 2
+    [ $# -gt 0 ] || set -- "${APT_OPTS[@]}"
+    deb=$(ls "$VM/debs/${p}_"*"_$a.deb" 2>/dev/null | head -1)
     if [ -z "$deb" ]; then
-        (cd "$VM/debs" && apt-get -qq "${APT_OPTS[@]}" download "$1:$2" >&2) || return 1
-        deb=$(ls "$VM/debs/${1}_"*"_$2.deb" 2>/dev/null | head -1)
+        (cd "$VM/debs" && apt-get -qq "$@" download "$p:$a" >&2) || return 1
+        deb=$(ls "$VM/debs/${p}_"*"_$a.deb" 2>/dev/null | head -1)
     fi
     [ -n "$deb" ] && echo "$deb"
 }
@@ -133,17 +154,17 @@ build_arch() {
     echo "$stamp" > "$o/.stamp"
 }
 
-# modules KDIR RELEASE OUT: copy the modules the guest loads (and what
+# modules KDIR RELEASE OUT [MORE]: copy the modules the guest loads (and what
 # modules.dep says they need) into OUT/lib/modules, uncompressed, and list
 # them in load order in OUT/etc/modules.list.  Built-in ones are skipped.
 modules() {
     local k=$1/lib/modules/$2 out=$3 m
-    [ -f "$k/modules.dep" ] || depmod -b "$1" "$2" || return 1
+    [ -f "$k/modules.dep" ] || depmod -b "$1" "$2" 2>/dev/null || return 1
     mkdir -p "$out/lib/modules" "$out/etc"
     : > "$out/etc/modules.list"
     SEEN=" "
     for m in virtio_ring virtio virtio_pci virtio_blk crc32c_generic crc32c-intel \
-             libcrc32c loop ext4 xfs; do
+             libcrc32c loop ext4 xfs $4; do
         add_module "$k" "$out" "$m" || return 1
     done
 }
@@ -153,6 +174,9 @@ add_module() {
     if [ -z "$line" ]; then
         grep -qE "(^|/)$m\.ko" "$k/modules.builtin" && return 0
         [ "$m" = crc32c-intel ] && return 0     # x86 only
+        # Gone in 7.2 (crc32c is a built-in library function there);
+        # what ext4, XFS and btrfs need still comes from modules.dep.
+        case $m in crc32c_generic|libcrc32c) return 0 ;; esac
         WHY="module $m is neither in modules.dep nor built in"; return 1
     fi
     path=${line%%:*} deps=${line#*:}
@@ -169,37 +193,68 @@ add_module() {
     echo "$m.ko" >> "$out/etc/modules.list"
 }
 
-# prepare NAME ARCH PAGE SPEC: kernel, initramfs and disks in $VM/g/NAME;
-# sets KERNEL; returns 1 with WHY.
+# prepare NAME ARCH PAGE SPEC FS...: kernel, initramfs and disks in
+# $VM/g/NAME; sets KERNEL; returns 1 with WHY.  Debian 12's kernels are
+# linux-image-R with /boot/vmlinuz-R, /boot/config-R and /lib/modules/R;
+# from 7.2 (sid) linux-image-R is empty and linux-binary-R, linux-modules-R
+# and linux-base-R hold vmlinuz, the modules and config, all in
+# /usr/lib/modules/R.  The guest gets the config where the package put
+# it: --host must find it there.
 prepare() {
-    local name=$1 arch=$2 page=$3 spec=$4 g=$VM/g/$1 pkg deb kdir rel pad
+    local name=$1 arch=$2 page=$3 spec=$4 g=$VM/g/$1 pkg deb kdir kroot rel pad p cfg
+    shift 4
+    local fss="$*"
+    OPTS=("${APT_OPTS[@]}")
+    case $spec in sid:*) sid_lists || { WHY="apt-get update of sid failed"; return 1; }
+                         OPTS=("${SID_OPTS[@]}") ;; esac
     pkg=$(resolve "$spec" "$arch")
     [ -n "$pkg" ] || { WHY="no package for $spec on $arch in the apt lists"; return 1; }
-    deb=$(fetch "$pkg" "$arch") || { WHY="cannot fetch $pkg:$arch"; return 1; }
     kdir=$VM/k/$pkg
-    extract "$deb" "$kdir" || { WHY="cannot extract $deb"; return 1; }
-    rel=$(ls "$kdir/lib/modules" | head -1)
-    KERNEL=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
-    [ -n "$rel" ] && [ -n "$KERNEL" ] || { WHY="$pkg has no kernel or modules"; return 1; }
+    case $pkg in
+        linux-binary-*)
+            rel=${pkg#linux-binary-}
+            for p in linux-binary-$rel linux-modules-$rel linux-base-$rel; do
+                deb=$(fetch "$p" "$arch" "${OPTS[@]}") || { WHY="cannot fetch $p:$arch"; return 1; }
+                extract "$deb" "$VM/k/$p" || { WHY="cannot extract $deb"; return 1; }
+            done
+            [ -f "$kdir/.merged" ] || { rm -rf "$kdir.m" && mkdir -p "$kdir.m" &&
+                for p in linux-binary-$rel linux-modules-$rel linux-base-$rel; do
+                    cp -a "$VM/k/$p/." "$kdir.m/" || break; done &&
+                rm -rf "$kdir" && mv "$kdir.m" "$kdir" && touch "$kdir/.merged"; } ||
+                { WHY="cannot merge the packages of $rel"; return 1; } ;;
+        *)
+            deb=$(fetch "$pkg" "$arch" "${OPTS[@]}") || { WHY="cannot fetch $pkg:$arch"; return 1; }
+            extract "$deb" "$kdir" || { WHY="cannot extract $deb"; return 1; } ;;
+    esac
+    kroot=$kdir; [ -d "$kdir/lib/modules" ] || kroot=$kdir/usr
+    rel=$(ls "$kroot/lib/modules" | head -1)
+    KERNEL=$(ls "$kdir"/boot/vmlinuz-* "$kroot/lib/modules/$rel/vmlinuz" 2>/dev/null | head -1)
+    cfg=$(ls "$kdir/boot/config-$rel" "$kroot/lib/modules/$rel/config" 2>/dev/null | head -1)
+    [ -n "$rel" ] && [ -n "$KERNEL" ] && [ -n "$cfg" ] ||
+        { WHY="$pkg has no kernel, modules or config"; return 1; }
     deb=$(fetch busybox-static "$arch") || { WHY="cannot fetch busybox-static:$arch"; return 1; }
     extract "$deb" "$VM/busybox-$arch" || { WHY="cannot extract $deb"; return 1; }
     rm -rf "$g" && mkdir -p "$g/root"/{bin,sbin,usr/bin,boot,etc,fix,proc,sys,dev,tmp,mnt}
-    modules "$kdir" "$rel" "$g/root" || return 1
-    cp "$VM/busybox-$arch/bin/busybox" "$g/root/bin/busybox"
+    modules "$kroot" "$rel" "$g/root" "$(echo " $fss " | grep -qw btrfs && echo btrfs)" || return 1
+    cp "$(ls "$VM/busybox-$arch"/bin/busybox "$VM/busybox-$arch"/usr/bin/busybox 2>/dev/null |
+        head -1)" "$g/root/bin/busybox" || { WHY="no busybox in busybox-static:$arch"; return 1; }
     for a in $(busybox --list); do
         [ "$a" = busybox ] || ln -sf busybox "$g/root/bin/$a"
     done
-    cp "$kdir/boot/config-$rel" "$g/root/boot/config-$rel"
+    mkdir -p "$g/root/$(dirname "${cfg#$kdir}")"
+    cp "$cfg" "$g/root${cfg#$kdir}"
     cp "$VM/$arch/elfthp-align" "$VM/$arch/dropcache" "$g/root/usr/bin/"
     pad=16; [ "$page" = 16k ] && pad=128
     cp "$VM/$arch/vmfix-$pad" "$g/root/fix/vmfix"
     cp "$HERE/guest.sh" "$g/root/init" && chmod 755 "$g/root/init"
-    printf 'PAGE=%s\n' "$page" > "$g/root/etc/vm.conf"
+    printf 'PAGE=%s\nFSS="%s"\n' "$page" "$fss" > "$g/root/etc/vm.conf"
     (cd "$g/root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 > "$g/initrd.gz" ||
         { WHY="cannot make the initramfs"; return 1; }
-    truncate -s 1G "$g/ext4.img" "$g/xfs.img"
+    truncate -s 1G "$g/ext4.img" "$g/xfs.img" "$g/btrfs.img"
     mkfs.ext4 -q -F "$g/ext4.img" && mkfs.xfs -q -f "$g/xfs.img" ||
         { WHY="mkfs failed"; return 1; }
+    case " $fss " in *" btrfs "*) mkfs.btrfs -q -f "$g/btrfs.img" > /dev/null ||
+        { WHY="mkfs.btrfs failed"; return 1; } ;; esac
     printf '%s %s %s %s %s\n' "$name" "$arch" "$page" "$pkg" "$rel" > "$g/guest.txt"
     readelf -lW "$g/root/fix/vmfix" > "$g/vmfix.phdrs"
 }
@@ -209,7 +264,9 @@ boot() {
     local g=$VM/g/$1 mem=2048 q
     [ "$3" = 16k ] && mem=3072
     if [ "$2" = amd64 ]; then
-        q=(qemu-system-x86_64 -accel tcg -cpu max -append "console=ttyS0 quiet panic=-1")
+        # no_timer_check: under TCG on a loaded machine 6.1 may find the
+        # IO-APIC timer too slow and panic in setup_IO_APIC.
+        q=(qemu-system-x86_64 -accel tcg -cpu max -append "console=ttyS0 quiet panic=-1 no_timer_check")
     else
         q=(qemu-system-aarch64 -accel tcg -machine virt -cpu max,pauth-impdef=on
            -append "console=ttyAMA0 quiet panic=-1")
@@ -217,22 +274,30 @@ boot() {
     timeout "$TIMEOUT" "${q[@]}" -m "$mem" -smp 1 -nographic -no-reboot -nic none \
         -kernel "$KERNEL" -initrd "$g/initrd.gz" \
         -drive "file=$g/ext4.img,format=raw,if=virtio" \
-        -drive "file=$g/xfs.img,format=raw,if=virtio" > "$g/console.log" 2>&1
+        -drive "file=$g/xfs.img,format=raw,if=virtio" \
+        -drive "file=$g/btrfs.img,format=raw,if=virtio" > "$g/console.log" 2>&1
     echo $? > "$g/qemu.rc"
 }
 
 # --- the matrix -------------------------------------------------------------
 
 t0=$(date +%s)
-build_arch amd64
-build_arch arm64
+# The guests to boot (VM_GUESTS or the arguments pick some), and their
+# architectures: only those are built for.
+sel=("$@")
+[ ${#sel[@]} -eq 0 ] && [ -n "${VM_GUESTS:-}" ] && read -ra sel <<< "$VM_GUESTS"
+picked() { [ ${#sel[@]} -eq 0 ] || printf '%s\n' "${sel[@]}" | grep -qx "$1"; }
+for a in amd64 arm64; do
+    grep -v '^#' "$MATRIX" | while read -r name arch rest; do
+        [ "$arch" = "$a" ] && picked "$name" && echo "$a"; done | grep -q . && build_arch "$a"
+done
 names=()
-while read -r name arch page spec; do
+while read -r name arch page spec fss; do
     case $name in ''|'#'*) continue ;; esac
-    if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
+    picked "$name" || continue
     names+=("$name")
     rm -f "$VM/g/$name/qemu.rc"
-    if ! prepare "$name" "$arch" "$page" "$spec"; then
+    if ! prepare "$name" "$arch" "$page" "$spec" ${fss:-ext4 xfs}; then
         mkdir -p "$VM/g/$name" && echo "prepare: $WHY" > "$VM/g/$name/failed"
         continue
     fi
@@ -243,7 +308,7 @@ while read -r name arch page spec; do
 done < "$MATRIX"
 wait
 echo "# guests: $(( $(date +%s) - t0 )) s"
-[ ${#names[@]} -gt 0 ] || die "no guest in $MATRIX matches: $*"
+[ ${#names[@]} -gt 0 ] || die "no guest in $MATRIX matches: ${sel[*]}"
 
 args=()
 [ $update -eq 1 ] && args=(--update)
