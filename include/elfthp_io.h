@@ -325,8 +325,16 @@ int dir_open_beneath(int start, const char *rel, size_t len, char *err,
     size_t n);
 int dir_open_walked(const char *root, dev_t dev, ino_t ino,
     const char *rel_dir, size_t len, char *err, size_t n);
-int dir_open_parent(const char *path, bool exact, const char **base,
-    char *err, size_t n);
+/* A path the tool is given, resolved: symlinks followed only when root's
+ * or the caller's (dirfd.c has the rule). */
+struct resolved {
+	int fd;		/* O_PATH: the file's directory, or (whole) the file */
+	char *path;	/* every symlink resolved */
+	const char *base;	/* path_parent: the file's name in fd */
+};
+int path_parent(const char *path, struct resolved *, char *err, size_t n);
+int path_whole(const char *path, struct resolved *, char *err, size_t n);
+void resolved_free(struct resolved *);
 
 /* dest.c: the in-place lock and the rules for where -o writes. */
 struct open_request {
@@ -341,7 +349,7 @@ struct open_request {
 int dest_open_input(const struct open_request *, int *fd, struct stat *,
     char *err, size_t);
 int dest_output_path(const char *output, const struct stat *input,
-    char **final, char *err, size_t);
+    struct resolved *final, char *err, size_t);
 
 /* measure_run.c: one round of --measure (COMMAND, traced, measured). */
 enum counter { CTR_ITLB, CTR_INSTRUCTIONS, CTR_CYCLES, CTR_DTLB, CTR_N };
