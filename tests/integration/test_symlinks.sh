@@ -208,4 +208,81 @@ EOF
 else
     skip "race" "no /usr/bin/python3"
 fi
+echo "# brp-elfthp-align: RPM_BUILD_ROOT spelled as /"
+fresh_dir; P=$D
+sed "s|@BINDIR@|$P|" "$REPO_ROOT/dist/rpm/brp-elfthp-align.in" > "$P/brp"
+printf '#!/bin/sh\necho "$PWD" >> %s/calls\n' "$P" > "$P/fake"
+chmod +x "$P/fake"
+for r in / // /./ /. /usr/..; do
+    rm -f "$P/calls"
+    RPM_BUILD_ROOT=$r timeout 20 sh "$P/brp" "$P/fake" > /dev/null 2>&1
+    assert "brp: RPM_BUILD_ROOT=$r is /: the tool is not run" test ! -e "$P/calls"
+done
+mkdir "$P/root"
+RPM_BUILD_ROOT=$P/root/./ timeout 20 sh "$P/brp" "$P/fake" > /dev/null 2>&1
+assert "control: brp: a build root is walked" equals "where" "$(cat "$P/calls" 2> /dev/null)" "$P/root"
+
+# hostile_tree DIR: in DIR (made 1777), nobody's usr/lib/pub holding a
+# copy of the program, a FIFO named like a library, and pub.x, a symlink
+# to V that an exchange loop swaps with pub.
+hostile_tree() {
+    chmod 1777 "$1"
+    as_nobody mkdir -p "$1/usr/lib/pub"
+    as_nobody cp "$FX" "$1/usr/lib/pub/libv.so"
+    as_nobody mkfifo "$1/usr/lib/libfifo.so"
+    as_nobody ln -s "$V" "$1/usr/lib/pub.x"
+}
+# exchange_loop A B SECS: nobody exchanges A and B (renameat2) for SECS.
+exchange_loop() {
+    as_nobody /usr/bin/python3 - "$@" <<'EOF' &
+import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+a, b, secs = sys.argv[1].encode(), sys.argv[2].encode(), float(sys.argv[3])
+end = time.time() + secs
+while time.time() < end:
+    libc.renameat2(-100, a, -100, b, 2)  # RENAME_EXCHANGE
+EOF
+    XPID=$!
+}
+# helper_runs DESC CMD...: CMD (limited to 60 s) again and again while the
+# exchange loop runs; no run hangs, V untouched.
+helper_runs() {
+    local desc=$1 runs=0 hung=0 rc; shift
+    : > "$WORK/.h.all"
+    while kill -0 "$XPID" 2> /dev/null && [ "$runs" -lt 40 ]; do
+        timeout 60 "$@" >> "$WORK/.h.all" 2>&1; rc=$?
+        [ "$rc" -eq 124 ] && hung=$((hung + 1))
+        runs=$((runs + 1))
+    done
+    wait "$XPID"
+    echo "# $desc: $runs runs"
+    assert "$desc: no run hangs on the FIFO" equals "hung" "$hung" 0
+    assert "$desc: root's files untouched after $runs runs" untouched
+    assert "$desc: more than 2 runs" test "$runs" -gt 2
+    assert "$desc: the tool reached the tree (its line on pub/libv.so)" \
+        grep -q "pub/libv.so: " "$WORK/.h.all"
+}
+
+if [ -x /usr/bin/python3 ]; then
+    echo "# brp-elfthp-align: a FIFO and an exchange loop in the build root"
+    setup; fresh_dir; B=$D; hostile_tree "$B"
+    sed "s|@BINDIR@|$(dirname "$TOOL")|" "$REPO_ROOT/dist/rpm/brp-elfthp-align.in" > "$P/brp"
+    exchange_loop "$B/usr/lib/pub" "$B/usr/lib/pub.x" 6
+    RPM_BUILD_ROOT=$B helper_runs "brp" sh "$P/brp" "$TOOL"
+    if perl -MDebian::Debhelper::Dh_Lib -e 1 2> /dev/null; then
+        echo "# dh_elfthp_align: a FIFO and an exchange loop in the package tree"
+        setup; fresh_dir; S=$D
+        mkdir "$S/debian" "$S/debian/tt"
+        printf 'Source: tt\nMaintainer: T <t@example.org>\nBuild-Depends: debhelper-compat (= 13)\n\nPackage: tt\nArchitecture: all\nDescription: t\n t\n' > "$S/debian/control"
+        hostile_tree "$S/debian/tt"
+        exchange_loop "$S/debian/tt/usr/lib/pub" "$S/debian/tt/usr/lib/pub.x" 6
+        cd "$S" || exit 1
+        PATH=$(dirname "$TOOL"):$PATH helper_runs "dh" perl "$REPO_ROOT/dist/debhelper/dh_elfthp_align" -ptt
+        cd - > /dev/null
+    else
+        skip "dh_elfthp_align under exchange" "debhelper not installed"
+    fi
+else
+    skip "packaging helpers under exchange" "no /usr/bin/python3"
+fi
 finish
