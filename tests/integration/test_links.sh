@@ -133,6 +133,8 @@ run_tool --check -r "$T"
 assert "--check: exit 1 (not ready)" tool_rc 1
 assert "--check: the file not done" stdout_has "$T/solo: not done by a rewrite of this run: it has 2 hard links, 1 of them in the run"
 assert "--check: summary counts it" stdout_has "1 not done (hard links outside the run)"
+assert "--check: its fix: line says --break-hardlinks" stdout_has "$T/solo: fix: elfthp-align --break-hardlinks -- $T/solo"
+assert_not "control: a group in the run: its fix: line does not" stdout_has "${NAMES[0]}: fix: elfthp-align --break-hardlinks"
 run_tool --check --format json -r "$T"
 assert "--check json: status not-done" stdout_has "\"file\":\"$T/solo\",\"status\":\"not-done\""
 assert "--check json: summary not_done 1" stdout_has '"not_done":1,'
@@ -281,4 +283,13 @@ else
     skip "signals between renames" "strace with syscall delay injection not available"
 fi
 
+echo "# --check's fix: line for a file of several names works as given"
+fresh_dir; cp "$FX" "$D/a"; ln "$D/a" "$D/b"
+run_tool --check "$D/a"
+FIXCMD=$(printf '%s\n' "$T_OUT" | sed -n "s|^$D/a: fix: elfthp-align ||p")
+assert "fix: the line is there" equals "fix" "$FIXCMD" "--break-hardlinks -- $D/a"
+eval "set -- $FIXCMD"
+run_tool "$@"
+assert "fix: the command as given exits 0" tool_rc 0
+assert "fix: the name given is ready" check_congruence "$D/a"
 finish
