@@ -153,6 +153,7 @@ void atomic_links_abort(struct atomic_links *);
 
 /* fs_info.c: reading those facts. */
 int fs_identify(const char *path, struct fs_info *, const char **failed);
+int fs_identify_fd(int fd, struct fs_info *, const char **failed);
 int host_kernel(char *release, size_t, struct kernel_version *);
 int thp_setting(const char *name, char *, size_t);
 enum tri kernel_config(const char *option, const char *release, char *where,
@@ -162,6 +163,7 @@ struct kernel_version host_kernel_version(void);
 enum tri host_ro_thp_for_fs(void);
 int host_ro_thp_error(const char **what);
 int fs_expect_path(const char *path, struct fs_info *, struct fs_expect *);
+int fs_expect_fd(int fd, struct fs_expect *);
 
 /* pagecache.c: page-cache primitives. */
 struct pc_map {

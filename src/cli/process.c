@@ -704,7 +704,7 @@ measure_own(struct job *j, const struct geometry *own,
 		free(states);
 		return STEP_STOP;
 	}
-	if (fs_expect_path(j->path, NULL, &e) == 0)
+	if (fs_expect_fd(j->fd, &e) == 0)
 		cv.fs_keeps_huge = e.write != TRI_NO || e.readahead != TRI_NO;
 	cv.states = states;
 	impact_measured(&j->layout, &j->plan, &cv, &imp[i], after);

@@ -507,7 +507,7 @@ warm_setup(struct warm_ctx *c, struct fs_info *fs)
 	/* Before anything is read: a look that cannot see a PMD is no look. */
 	if (pc_can_look(&what) != 0)
 		return failed(c, errno, what);
-	if (fs_identify(c->path, fs, &what) != 0)
+	if (fs_identify_fd(c->fd, fs, &what) != 0)
 		return failed(c, errno, what);
 	snprintf(c->r->fs_type, sizeof(c->r->fs_type), "%s", fs->type);
 	return 0;

@@ -24,6 +24,12 @@
 # is rewritten, so the "untouched" check can fail); and a relative line in
 # a list root reads is refused naming the list and the line, while the
 # same line from standard input is taken (the caller's own pipe).
+# Also: a walked file deeper than PATH_MAX goes through the page-cache
+# step (its file system found from its descriptor, not realpath); the
+# packaging helpers: brp-elfthp-align with RPM_BUILD_ROOT spelled //, /./,
+# /. or /usr/.. (not run), and it and dh_elfthp_align on a build tree with
+# a FIFO and a directory nobody exchanges with a symlink to V (bounded
+# loops, each run limited to 60 s).
 # Needs root and setpriv; the deterministic case needs strace.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
@@ -208,6 +214,21 @@ EOF
 else
     skip "race" "no /usr/bin/python3"
 fi
+echo "# a walked file deeper than PATH_MAX: never looked up again by path"
+# The page-cache step found the file's file system by realpath() of its
+# path: past PATH_MAX the file was rewritten and the run then said
+# "could not look: realpath: File name too long" (exit 2).
+fresh_dir; DEEP=$D
+(cd "$DEEP" && n=$(printf 'd%.0s' $(seq 1 200)) &&
+    for i in $(seq 1 25); do mkdir "$n" && cd "$n" || exit 1; done && cp "$FX" prog)
+(cd "$DEEP" && run_tool -r . ; declare -p T_RC T_OUT T_ERR) > "$WORK/.deep" 2>&1
+. "$WORK/.deep"
+assert "deep: the walk and the page-cache step exit 0" tool_rc 0
+assert "deep: no realpath in the messages" equals "realpath lines" \
+    "$(printf '%s\n' "$T_OUT$T_ERR" | grep -c realpath)" 0
+assert "deep: the file was rewritten" equals "aligned lines" \
+    "$(printf '%s\n' "$T_OUT" | grep -c ": 2 segments aligned")" 1
+
 echo "# brp-elfthp-align: RPM_BUILD_ROOT spelled as /"
 fresh_dir; P=$D
 sed "s|@BINDIR@|$P|" "$REPO_ROOT/dist/rpm/brp-elfthp-align.in" > "$P/brp"
