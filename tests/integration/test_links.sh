@@ -212,12 +212,13 @@ fi
 if [ $have_strace = yes ]; then
     # Held long enough to be seen on a loaded machine (lib.sh polls).
     DELAY_US=4000000
-    # The renames run y, z, then x: the second is held, y already moved.
+    # The renames run y, z (exchanged: renameat2), then x (renameat): the
+    # second is held, y already moved.
     for sig in TERM INT HUP; do
         d="SIG$sig between two renames"
         make_group
         DELAY_WHEN=2
-        if ! delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
+        if ! delayed_start renameat2 -q -r -j 1 "${FAST[@]}" "$T"; then
             delayed_wait
             fail "$d: held at the second rename" "$(tool_said)"
             continue
@@ -235,7 +236,7 @@ if [ $have_strace = yes ]; then
     echo "# SIGKILL between two renames, and the rerun"
     make_group
     DELAY_WHEN=2
-    if delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
+    if delayed_start renameat2 -q -r -j 1 "${FAST[@]}" "$T"; then
         kill -KILL "$TP"
         delayed_wait
         DELAY_WHEN=1
@@ -266,7 +267,7 @@ if [ $have_strace = yes ]; then
 
     echo "# a name replaced between two renames"
     make_group
-    if delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
+    if delayed_start renameat2 -q -r -j 1 "${FAST[@]}" "$T"; then
         printf 'not yours\n' > "$T/b/z.mine" && mv "$T/b/z.mine" "$T/b/z"
         delayed_wait
         assert "replaced name: exit 2" tool_rc 2
@@ -292,4 +293,29 @@ eval "set -- $FIXCMD"
 run_tool "$@"
 assert "fix: the command as given exits 0" tool_rc 0
 assert "fix: the name given is ready" check_congruence "$D/a"
+if command -v strace > /dev/null; then
+    echo "# names swapped between the last check and the rename: never renamed over"
+    # Held in strace at the first name's exchange (renameat2
+    # RENAME_EXCHANGE), both names are replaced by another file: the
+    # exchange finds it at the temporary name and gives it its name back.
+    fresh_dir; G=$D
+    cp "$FX" "$G/x" && ln "$G/x" "$G/y"
+    printf 'theirs\n' > "$WORK/theirs"
+    DELAY_US=1500000
+    if delayed_start renameat2 "${FAST[@]}" "$G/x" "$G/y"; then
+        cp "$WORK/theirs" "$G/x.new" && mv "$G/x.new" "$G/x"
+        cp "$WORK/theirs" "$G/y.new" && mv "$G/y.new" "$G/y"
+        delayed_wait
+        assert "swapped names: exit 2" tool_rc 2
+        assert "swapped names: x keeps the file put there" same_file "$WORK/theirs" "$G/x"
+        assert "swapped names: y keeps the file put there" same_file "$WORK/theirs" "$G/y"
+        assert "swapped names: said" stderr_has "changed while its names were being renamed"
+        assert "swapped names: no temporary file left" no_temp "$G"
+    else
+        delayed_wait
+        fail "swapped names: the run was held at renameat2" "$(tool_said)"
+    fi
+else
+    skip "swapped names" "need strace"
+fi
 finish
