@@ -244,24 +244,30 @@ RPM_BUILD_ROOT=$P/root/./ timeout 20 sh "$P/brp" "$P/fake" > /dev/null 2>&1
 assert "control: brp: a build root is walked" equals "where" "$(cat "$P/calls" 2> /dev/null)" "$P/root"
 
 # hostile_tree DIR: in DIR (made 1777), nobody's usr/lib/pub holding a
-# copy of the program, a FIFO named like a library, and pub.x, a symlink
-# to V that an exchange loop swaps with pub.
+# copy of the program, and pub.x, a symlink to V, which an exchange loop
+# swaps with pub; and usr/lib/libw.so, a program, which it swaps with
+# libw.x, a FIFO (a name checked as a file, then opened, blocks).
 hostile_tree() {
     chmod 1777 "$1"
     as_nobody mkdir -p "$1/usr/lib/pub"
     as_nobody cp "$FX" "$1/usr/lib/pub/libv.so"
-    as_nobody mkfifo "$1/usr/lib/libfifo.so"
+    as_nobody cp "$FX" "$1/usr/lib/libw.so"
+    as_nobody mkfifo "$1/usr/lib/libw.x"
     as_nobody ln -s "$V" "$1/usr/lib/pub.x"
 }
-# exchange_loop A B SECS: nobody exchanges A and B (renameat2) for SECS.
+# exchange_loop DIR SECS: nobody exchanges (renameat2 RENAME_EXCHANGE)
+# DIR/usr/lib/pub with pub.x and libw.so with libw.x, for SECS.
 exchange_loop() {
-    as_nobody /usr/bin/python3 - "$@" <<'EOF' &
-import ctypes, sys, time
+    as_nobody /usr/bin/python3 - "$1/usr/lib" "$2" <<'EOF' &
+import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
-a, b, secs = sys.argv[1].encode(), sys.argv[2].encode(), float(sys.argv[3])
+d, secs = sys.argv[1], float(sys.argv[2])
+pairs = [(os.path.join(d, a).encode(), os.path.join(d, b).encode())
+         for a, b in (('pub', 'pub.x'), ('libw.so', 'libw.x'))]
 end = time.time() + secs
 while time.time() < end:
-    libc.renameat2(-100, a, -100, b, 2)  # RENAME_EXCHANGE
+    for a, b in pairs:
+        libc.renameat2(-100, a, -100, b, 2)  # RENAME_EXCHANGE
 EOF
     XPID=$!
 }
@@ -288,7 +294,7 @@ if [ -x /usr/bin/python3 ]; then
     echo "# brp-elfthp-align: a FIFO and an exchange loop in the build root"
     setup; fresh_dir; B=$D; hostile_tree "$B"
     sed "s|@BINDIR@|$(dirname "$TOOL")|" "$REPO_ROOT/dist/rpm/brp-elfthp-align.in" > "$P/brp"
-    exchange_loop "$B/usr/lib/pub" "$B/usr/lib/pub.x" 6
+    exchange_loop "$B" 6
     RPM_BUILD_ROOT=$B helper_runs "brp" sh "$P/brp" "$TOOL"
     if perl -MDebian::Debhelper::Dh_Lib -e 1 2> /dev/null; then
         echo "# dh_elfthp_align: a FIFO and an exchange loop in the package tree"
@@ -296,7 +302,7 @@ if [ -x /usr/bin/python3 ]; then
         mkdir "$S/debian" "$S/debian/tt"
         printf 'Source: tt\nMaintainer: T <t@example.org>\nBuild-Depends: debhelper-compat (= 13)\n\nPackage: tt\nArchitecture: all\nDescription: t\n t\n' > "$S/debian/control"
         hostile_tree "$S/debian/tt"
-        exchange_loop "$S/debian/tt/usr/lib/pub" "$S/debian/tt/usr/lib/pub.x" 6
+        exchange_loop "$S/debian/tt" 6
         cd "$S" || exit 1
         PATH=$(dirname "$TOOL"):$PATH helper_runs "dh" perl "$REPO_ROOT/dist/debhelper/dh_elfthp_align" -ptt
         cd - > /dev/null
