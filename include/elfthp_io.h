@@ -153,6 +153,7 @@ void atomic_links_abort(struct atomic_links *);
 
 /* fs_info.c: reading those facts. */
 int fs_identify(const char *path, struct fs_info *, const char **failed);
+int fs_identify_fd(int fd, struct fs_info *, const char **failed);
 int host_kernel(char *release, size_t, struct kernel_version *);
 int thp_setting(const char *name, char *, size_t);
 enum tri kernel_config(const char *option, const char *release, char *where,
@@ -166,6 +167,7 @@ enum tri collapse_fs_measure(const char *path, dev_t dev);
 enum tri collapse_fs_expect(const char *path, dev_t dev, enum tri expected);
 int host_ro_thp_error(const char **what);
 int fs_expect_path(const char *path, struct fs_info *, struct fs_expect *);
+int fs_expect_fd(int fd, struct fs_expect *);
 
 /* pagecache.c: page-cache primitives. */
 struct pc_map {
@@ -345,8 +347,16 @@ int dir_open_beneath(int start, const char *rel, size_t len, char *err,
     size_t n);
 int dir_open_walked(const char *root, dev_t dev, ino_t ino,
     const char *rel_dir, size_t len, char *err, size_t n);
-int dir_open_parent(const char *path, bool exact, const char **base,
-    char *err, size_t n);
+/* A path the tool is given, resolved: symlinks followed only when root's
+ * or the caller's (dirfd.c has the rule). */
+struct resolved {
+	int fd;		/* O_PATH: the file's directory, or (whole) the file */
+	char *path;	/* every symlink resolved */
+	const char *base;	/* path_parent: the file's name in fd */
+};
+int path_parent(const char *path, struct resolved *, char *err, size_t n);
+int path_whole(const char *path, struct resolved *, char *err, size_t n);
+void resolved_free(struct resolved *);
 
 /* dest.c: the in-place lock and the rules for where -o writes. */
 struct open_request {
@@ -361,7 +371,7 @@ struct open_request {
 int dest_open_input(const struct open_request *, int *fd, struct stat *,
     char *err, size_t);
 int dest_output_path(const char *output, const struct stat *input,
-    char **final, char *err, size_t);
+    struct resolved *final, char *err, size_t);
 
 /* measure_run.c: one round of --measure (COMMAND, traced, measured). */
 #define MEASURE_GRACE_S 2	/* after COMMAND's exit, then its tree is killed */

@@ -4,7 +4,10 @@
  * -f FILE and -0: paths read from a list, so that a configuration file
  * (/etc/elfthp-align/paths, read by the unit, the timer and the APT hook)
  * or `find ... -print0` can name them.  Relative paths are taken from the
- * current directory, as xargs does.
+ * current directory, as xargs does, except in a list file that root reads:
+ * root's lists (the paths file, read by the unit, the timer and the APT
+ * hook from whatever directory they were started in) take absolute paths
+ * only, and a relative line refuses the list, naming it and the line.
  *
  * A line list: one path a line; blank lines and lines whose first non-blank
  * character is '#' are skipped, and blanks around a path are trimmed.  A NUL
@@ -81,6 +84,7 @@ struct list_reader {
 	int delim;
 	size_t number;		/* of the record last read */
 	size_t empty_run;	/* empty records just before it */
+	bool absolute;		/* a file root reads: absolute paths only */
 	char rec[LIST_RECORD_MAX + 1];
 };
 
@@ -172,6 +176,13 @@ read_records(struct path_list *l, struct list_reader *r, bool nul_lists,
 			path = line_trim(path, &keep);
 		if (count_empty(r, path, err, errlen) != 0)
 			return -1;
+		if (keep && r->absolute && path[0] != '/') {
+			snprintf(err, errlen, "%s: %s %zu: %s is a relative path; "
+			    "a list root reads takes absolute paths only (its "
+			    "working directory may be anyone's)", r->shown,
+			    r->unit, r->number, path);
+			return -1;
+		}
 		if (keep && path_list_add(l, path) != 0) {
 			snprintf(err, errlen, "%s: %s", r->shown, strerror(errno));
 			return -1;
@@ -285,6 +296,7 @@ path_list_read(struct path_list *l, const char *file,
 	r->shown = is_stdin ? "standard input" : file;
 	r->unit = o->nul_lists ? "record" : "line";
 	r->delim = o->nul_lists ? '\0' : '\n';
+	r->absolute = !is_stdin && geteuid() == 0;
 	if ((r->f = list_open(file, is_stdin, r->shown, err, errlen)) == NULL) {
 		free(r);
 		return -1;

@@ -34,7 +34,6 @@ struct job {
 	const struct walk_ref *walk;	/* found by a walk, or NULL */
 	int dfd;		/* the directory it is in: all file work is */
 	const char *base;	/* relative to dfd (io/dirfd.c) */
-	bool nofollow;		/* walked or resolved: never through a link */
 	const struct options *o;
 	FILE *out;
 	FILE *err;
@@ -76,16 +75,17 @@ file_error(struct job *j, const char *fmt, ...)
 /*
  * The directory a name is in, opened once; every later step works
  * relative to it.  A walked name is reached below the walk's argument
- * without following anything; a named one that will be replaced is found
- * through its symlinks first (realpath), and its directory is then opened
- * without following any, so that it is the one realpath saw.  *path (the
- * caller's to free, also on failure) is the file replaced; *base points
- * into it or into w->rel.  A new descriptor, or -1 with msg.
+ * without following anything; any other is resolved one component at a
+ * time (io/dirfd.c: a symlink is followed only when it is root's or the
+ * caller's), in every mode.  *path (the caller's to free, also on
+ * failure) is the file's path, resolved; *base points into it or into
+ * w->rel.  A new descriptor, or -1 with msg.
  */
 static int
-dir_of(const char *name, const struct walk_ref *w, bool resolve, char **path,
+dir_of(const char *name, const struct walk_ref *w, char **path,
     const char **base, char *msg, size_t n)
 {
+	struct resolved r;
 	const char *slash;
 
 	if (w != NULL) {
@@ -96,21 +96,18 @@ dir_of(const char *name, const struct walk_ref *w, bool resolve, char **path,
 		return dir_open_walked(w->root, w->dev, w->ino, w->rel,
 		    slash ? (size_t)(slash - w->rel) : 0, msg, n);
 	}
-	*path = resolve ? realpath(name, NULL) : strdup(name);
-	/* A missing name is the user's news; else name the call. */
-	if (*path == NULL && (errno == ENOENT || errno == ENOTDIR))
-		return error_text(msg, n, "%s", strerror(errno));
-	if (*path == NULL)
-		return error_text(msg, n, "%s: %s", resolve ? "realpath" :
-		    "strdup", strerror(errno));
-	return dir_open_parent(*path, resolve, base, msg, n);
+	*path = NULL;
+	if (path_parent(name, &r, msg, n) != 0)
+		return -1;
+	*path = r.path;
+	*base = r.base;
+	return r.fd;
 }
 
 static enum step
-open_dir(struct job *j, bool resolve)
+open_dir(struct job *j)
 {
-	j->nofollow = j->walk != NULL || resolve;
-	j->dfd = dir_of(j->name, j->walk, resolve, &j->path, &j->base, j->msg,
+	j->dfd = dir_of(j->name, j->walk, &j->path, &j->base, j->msg,
 	    sizeof(j->msg));
 	if (j->dfd < 0)
 		return file_error(j, "%s", j->msg);
@@ -120,16 +117,16 @@ open_dir(struct job *j, bool resolve)
 /* Open the input; in place, io/dest.c takes the lock and makes sure the
  * name still points at the locked file. */
 static enum step
-open_input(struct job *j, bool lock, bool resolve)
+open_input(struct job *j, bool lock)
 {
 	struct open_request r = { .name = j->name, .lock = lock,
 		.lock_timeout = j->o->lock_timeout, .notes = stderr };
 
-	if (open_dir(j, resolve) != STEP_OK)
+	if (open_dir(j) != STEP_OK)
 		return STEP_STOP;
 	r.dfd = j->dfd;
 	r.base = j->base;
-	r.nofollow = j->nofollow;
+	r.nofollow = true;
 	if (dest_open_input(&r, &j->fd, &j->st, j->msg, sizeof(j->msg)) != 0)
 		return file_error(j, "%s", j->msg);
 	return STEP_OK;
@@ -398,7 +395,7 @@ place_linked(struct job *j, struct atomic_file *a)
 		return -1;
 	for (i = 0; i < g->nothers && rc == 0; i++) {
 		path = NULL;
-		dfd = dir_of(g->others[i].name, g->others[i].walk, true, &path,
+		dfd = dir_of(g->others[i].name, g->others[i].walk, &path,
 		    &base, why, sizeof(why));
 		if (dfd < 0) {
 			atomic_links_abort(&l);
@@ -463,28 +460,19 @@ fail:
 	return file_error(j, "%s", m);
 }
 
-/* -o: the destination's directory, opened once, and the write there. */
+/* -o: the destination's directory, resolved once (io/dest.c has the
+ * rules), and the write there. */
 static enum step
-write_output(struct job *j, const char *final)
+write_output(struct job *j, const char *output)
 {
-	const char *base;
+	struct resolved r;
 	enum step c;
-	int dfd = dir_open_parent(final, false, &base, j->msg, sizeof(j->msg));
 
-	if (dfd < 0)
+	if (dest_output_path(output, &j->st, &r, j->msg, sizeof(j->msg)) != 0)
 		return file_error(j, "%s", j->msg);
-	c = write_new(j, dfd, base, final, false);
-	close(dfd);
+	c = write_new(j, r.fd, r.base, r.path, false);
+	resolved_free(&r);
 	return c;
-}
-
-/* Where -o writes (io/dest.c has the rules). */
-static enum step
-output_path(struct job *j, const char *output, char **final)
-{
-	if (dest_output_path(output, &j->st, final, j->msg, sizeof(j->msg)) != 0)
-		return file_error(j, "%s", j->msg);
-	return STEP_OK;
 }
 
 /*
@@ -529,15 +517,9 @@ static enum step
 write_result(struct job *j)
 {
 	const char *output = j->o->output;
-	char *final = NULL;
-	enum step c;
 
-	if (output != NULL && output_path(j, output, &final) != STEP_OK)
-		return STEP_STOP;
-	c = final ? write_output(j, final) :
+	return output != NULL ? write_output(j, output) :
 	    write_new(j, j->dfd, j->base, j->path, true);
-	free(final);
-	return c;
 }
 
 static void
@@ -722,7 +704,7 @@ measure_own(struct job *j, const struct geometry *own,
 		free(states);
 		return STEP_STOP;
 	}
-	if (fs_expect_path(j->path, NULL, &e) == 0)
+	if (fs_expect_fd(j->fd, &e) == 0)
 		cv.fs_keeps_huge = e.write != TRI_NO || e.readahead != TRI_NO;
 	cv.states = states;
 	impact_measured(&j->layout, &j->plan, &cv, &imp[i], after);
@@ -864,8 +846,7 @@ process_file_ref(const struct file_ref *r, const struct options *o, FILE *out,
 	    o->output == NULL;
 	enum step c;
 
-	c = open_input(&j, in_place, in_place || (o->mode == MODE_REWRITE &&
-	    o->output != NULL && !o->dry_run));
+	c = open_input(&j, in_place);
 	/* An APK, bundle or zip: its native libraries, each with the rules. */
 	if (c == STEP_OK && o->mode == MODE_CHECK && o->compat &&
 	    archive_named(j.name, j.fd, j.from_walk)) {

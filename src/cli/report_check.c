@@ -42,11 +42,14 @@ relink_flags(char *buf, size_t len, const struct finding *f)
 /*
  * The command that fixes a finding: the rewrite with the options this
  * check was given, the rewrite with --page-size, or a relink's flags.
+ * split: the file has hard links not in the run, which the rewrite would
+ * refuse to split; the command that works then says --break-hardlinks.
  */
 static void
 fix_command(char *buf, size_t len, const struct options *o, const char *name,
-    const struct finding *f)
+    const struct finding *f, bool split)
 {
+	const char *links = split ? " --break-hardlinks" : "";
 	char page[32] = "", align[48] = "", word[SHELL_WORD_MAX];
 
 	/* Pasted into a shell: the name is one word, never an option. */
@@ -60,10 +63,11 @@ fix_command(char *buf, size_t len, const struct options *o, const char *name,
 		if (o->align != 0)
 			snprintf(align, sizeof(align), " --align 0x%llx",
 			    (unsigned long long)o->align);
-		snprintf(buf, len, "elfthp-align%s%s -- %s", page, align, word);
+		snprintf(buf, len, "elfthp-align%s%s%s -- %s", links, page, align,
+		    word);
 		break;
 	case FIX_PAGE_SIZE:
-		snprintf(buf, len, "elfthp-align --page-size %s -- %s",
+		snprintf(buf, len, "elfthp-align%s --page-size %s -- %s", links,
 		    page_arg(f->modulus), word);
 		break;
 	case FIX_RELINK:
@@ -75,13 +79,13 @@ fix_command(char *buf, size_t len, const struct options *o, const char *name,
 /* Text: each distinct fix once, after the findings. */
 static void
 fixes_text(FILE *f, const struct options *o, const char *name,
-    const struct finding *fs, size_t n)
+    const struct finding *fs, size_t n, bool split)
 {
 	char cmd[FIX_MAX], seen[4][FIX_MAX];
 	size_t i, k, nseen = 0;
 
 	for (i = 0; i < n; i++) {
-		fix_command(cmd, sizeof(cmd), o, name, &fs[i]);
+		fix_command(cmd, sizeof(cmd), o, name, &fs[i], split);
 		for (k = 0; k < nseen && strcmp(seen[k], cmd) != 0; k++)
 			;
 		if (k < nseen)
@@ -147,9 +151,10 @@ finding_message(char *buf, size_t len, const struct elf_layout *L,
 }
 
 /* The findings array of a check or compat line (also an archive entry's). */
-void
-findings_json(struct json *j, const struct options *o, const char *name,
-    const struct elf_layout *L, const struct finding *fs, size_t n)
+static void
+findings_json_split(struct json *j, const struct options *o, const char *name,
+    const struct elf_layout *L, const struct finding *fs, size_t n,
+    bool split)
 {
 	char msg[320], cmd[FIX_MAX];
 	size_t i;
@@ -163,11 +168,18 @@ findings_json(struct json *j, const struct options *o, const char *name,
 			json_u64(j, "other_segment", fs[i].other);
 		json_str(j, "code", finding_code_name(fs[i].code));
 		json_str(j, "message", msg);
-		fix_command(cmd, sizeof(cmd), o, name, &fs[i]);
+		fix_command(cmd, sizeof(cmd), o, name, &fs[i], split);
 		json_str(j, "fix", cmd);
 		json_close(j);
 	}
 	json_close(j);
+}
+
+void
+findings_json(struct json *j, const struct options *o, const char *name,
+    const struct elf_layout *L, const struct finding *fs, size_t n)
+{
+	findings_json_split(j, o, name, L, fs, n, false);
 }
 
 /* --check: a line per finding, and with -v the verdict (text); or one
@@ -194,13 +206,13 @@ report_check(FILE *f, const struct options *o, const char *name,
 		}
 		if (total > n)
 			fprintf(f, "%s: and %zu more findings\n", name, total - n);
-		fixes_text(f, o, name, fs, n);
+		fixes_text(f, o, name, fs, n, cls == FILE_NOT_DONE);
 		return;
 	}
 	json_begin(&j, f, mode_name(o));
 	json_str(&j, "file", name);
 	json_str(&j, "status", class_text(cls));
-	findings_json(&j, o, name, L, fs, n);
+	findings_json_split(&j, o, name, L, fs, n, cls == FILE_NOT_DONE);
 	json_u64(&j, "findings_total", total);
 	json_u64(&j, "windows_now", P->windows_now);
 	json_u64(&j, "windows_after", P->windows_after);
@@ -262,5 +274,5 @@ report_compat(FILE *f, const struct options *o, const char *name,
 	}
 	/* The verdict line names the fix already; -v spells out each. */
 	if (o->verbose > 0)
-		fixes_text(f, o, name, fs, n);
+		fixes_text(f, o, name, fs, n, false);
 }

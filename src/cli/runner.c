@@ -288,21 +288,31 @@ add_root(struct work *w, const char *arg, const struct stat *st)
 	return 0;
 }
 
-/* A command-line argument: a file, or with -r a tree. */
+/*
+ * A command-line argument: a file, or with -r a tree.  A tree's argument
+ * is resolved as every path is (io/dirfd.c: another user's symlink is
+ * not followed) and listed from that descriptor; a name that does not
+ * resolve to a directory is a file, whose own run says what is wrong.
+ */
 static void
 expand_arg(struct work *w, const char *arg)
 {
+	struct resolved r;
 	struct stat st;
-	char *copy;
+	char *copy, why[512];
 	int dfd;
 
 	if (excluded(w->o, arg))
 		return;
-	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
-		if (!w->o->recursive)
+	if (path_whole(arg, &r, why, sizeof(why)) == 0 &&
+	    fstat(r.fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (!w->o->recursive) {
+			resolved_free(&r);
 			return walk_error(w, arg, "is a directory (give -r to "
 			    "walk it)");
-		dfd = open(arg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
+		dfd = openat(r.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		resolved_free(&r);
 		if (dfd < 0)
 			return walk_error(w, arg, strerror(errno));
 		if (fstat(dfd, &st) != 0 || add_root(w, arg, &st) != 0) {
@@ -311,6 +321,7 @@ expand_arg(struct work *w, const char *arg)
 		}
 		return walk_dir(w, dfd, arg, st.st_dev);
 	}
+	resolved_free(&r);
 	if ((copy = strdup(arg)) == NULL ||
 	    add_item(w, copy, false, 0, NULL) != 0)
 		walk_error(w, arg, "out of memory");
@@ -338,33 +349,41 @@ walk_refs(struct work *w)
 
 /* --- hard links: the run's names of each file, found before any work --- */
 
-/* Which name of its file an item is: its directory, resolved, and base. */
+/*
+ * An item's file as found (the walk's fstatat, or for a name given, its
+ * directory resolved and fstatat there), and for a file of several links
+ * which name it is: its directory and base.  -1 if it cannot be looked at.
+ */
 static int
-key_of(struct item *it)
+look_at(struct item *it)
 {
-	char *real = realpath(it->path, NULL), *slash;
+	struct resolved r;
 	struct stat dir;
+	char why[512];
 	int rc = -1;
 
-	if (real == NULL || (slash = strrchr(real, '/')) == NULL)
+	if (path_parent(it->path, &r, why, sizeof(why)) != 0)
+		return -1;
+	if (!it->have_st && fstatat(r.fd, r.base, &it->st,
+	    AT_SYMLINK_NOFOLLOW) != 0)
 		goto out;
-	*slash = '\0';
-	if (stat(real[0] != '\0' ? real : "/", &dir) == 0 &&
-	    (it->key.base = strdup(slash + 1)) != NULL) {
+	if (!S_ISREG(it->st.st_mode) || it->st.st_nlink <= 1) {
+		rc = 0;
+		goto out;
+	}
+	if (fstat(r.fd, &dir) == 0 && (it->key.base = strdup(r.base)) != NULL) {
 		it->key.dev = dir.st_dev;
 		it->key.ino = dir.st_ino;
 		rc = 0;
 	}
 out:
-	free(real);
+	resolved_free(&r);
 	return rc;
 }
 
 /*
- * Every item's file as found (the walk's fstatat, or stat for a name
- * given), and for a file of several links which name it is.  An item
- * that cannot be looked at is left out of the grouping: its own run
- * reports why.
+ * Every item looked at (look_at).  An item that cannot be looked at is
+ * left out of the grouping: its own run reports why.
  */
 static void
 identify(struct work *w)
@@ -374,11 +393,10 @@ identify(struct work *w)
 	for (i = 0; i < w->n; i++) {
 		struct item *it = &w->items[i];
 
-		if (!it->have_st)
-			it->have_st = stat(it->path, &it->st) == 0;
-		if (it->have_st && S_ISREG(it->st.st_mode) &&
-		    it->st.st_nlink > 1 && key_of(it) != 0)
-			it->have_st = false;
+		if (it->have_st && (!S_ISREG(it->st.st_mode) ||
+		    it->st.st_nlink <= 1))
+			continue;
+		it->have_st = look_at(it) == 0;
 	}
 }
 

@@ -426,6 +426,21 @@ temp_owner_ok(int dfd, const char *name, const struct stat *st,
 	    S_ISREG(t.st_mode) && t.st_uid == st->st_uid;
 }
 
+/* Was t more than secs seconds ago?  To the nanosecond: counted in
+ * whole seconds, a file 2.0 to 2.99 s old would be "not older than 2". */
+static bool
+older_than(const struct timespec *t, long secs)
+{
+	struct timespec now;
+	long long ns;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) != 0)
+		return false;
+	ns = (long long)(now.tv_sec - t->tv_sec) * 1000000000LL +
+	    (now.tv_nsec - t->tv_nsec);
+	return ns > secs * 1000000000LL;
+}
+
 /*
  * A temporary file whose writer is gone: ours by name and by owner, a
  * regular file, not locked (every writer holds a lock on its temporary
@@ -447,7 +462,7 @@ stale_temp(int dfd, const char *name, const struct stat *dir)
 		return false;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    temp_owner_ok(dfd, name, &st, dir) &&
-	    st.st_mtime + 2 < time(NULL) &&
+	    older_than(&st.st_mtim, 2) &&
 	    flock(fd, LOCK_EX | LOCK_NB) == 0)
 		stale = true;
 	close(fd);

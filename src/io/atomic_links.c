@@ -149,17 +149,48 @@ all_in_place(const struct atomic_links *l, char *err, size_t n)
 }
 
 /*
+ * The new file exchanged with the name (RENAME_EXCHANGE), so that what
+ * the name held is not lost but lies at the temporary name: the old file,
+ * whose extra name is then removed, or what another process put there
+ * since the last check, which then gets its name back.  1 where the file
+ * system has no exchange (the caller renames, its last check as close as
+ * it can be).
+ */
+static int
+exchange_one(const struct atomic_links *l, const struct atomic_link *k,
+    char *err, size_t n)
+{
+	if (renameat2(k->dfd, k->tmp_name, k->dfd, k->final_name,
+	    RENAME_EXCHANGE) != 0)
+		return errno == EINVAL || errno == ENOSYS ? 1 :
+		    error_text(err, n, "%s: cannot rename the new file into "
+		    "place: %s", k->shown, strerror(errno));
+	if (name_is(k->dfd, k->tmp_name, l->old_dev, l->old_ino)) {
+		(void)unlinkat(k->dfd, k->tmp_name, 0);
+		return 0;
+	}
+	(void)renameat2(k->dfd, k->tmp_name, k->dfd, k->final_name,
+	    RENAME_EXCHANGE);
+	return error_text(err, n, "%s changed while its names were being "
+	    "renamed; it keeps what it is now", k->shown);
+}
+
+/*
  * One other name: checked again just before (another process may replace
- * a name at any time; its file is never renamed over), then renamed.
+ * a name at any time; its file is never renamed over), then exchanged.
  */
 static int
 rename_one(const struct atomic_links *l, const struct atomic_link *k,
     char *err, size_t n)
 {
+	int rc;
+
 	if (!name_is(k->dfd, k->final_name, l->old_dev, l->old_ino) ||
 	    !name_is(k->dfd, k->tmp_name, l->new_dev, l->new_ino))
 		return error_text(err, n, "%s changed while its names were "
 		    "being renamed; it keeps what it is now", k->shown);
+	if ((rc = exchange_one(l, k, err, n)) != 1)
+		return rc;
 	if (renameat(k->dfd, k->tmp_name, k->dfd, k->final_name) != 0)
 		return error_text(err, n, "%s: cannot rename the new file "
 		    "into place: %s", k->shown, strerror(errno));

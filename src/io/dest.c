@@ -12,7 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,80 +124,57 @@ dest_open_input(const struct open_request *r, int *fd, struct stat *st,
 }
 
 /*
- * In a sticky world-writable directory (/tmp), -o never writes through or
- * over a name another user put there: the rule of fs.protected_symlinks
- * and protected_regular, for root too.  The caller's names, and the
- * directory owner's, are fine.  Returns what was planted, or NULL.
+ * In a sticky world-writable directory (/tmp), -o never writes over a
+ * file another user put there: the rule of fs.protected_regular, for
+ * root too.  The caller's files, and the directory owner's, are fine.
+ * (Through a symlink: the resolver's one rule, io/dirfd.c.)
  */
-static const char *
-planted(const char *path, uid_t *owner)
-{
-	struct stat l, d;
-	char *copy;
-	bool sticky;
-
-	if (lstat(path, &l) != 0 || (copy = strdup(path)) == NULL)
-		return NULL;
-	sticky = stat(dirname(copy), &d) == 0 && (d.st_mode & S_ISVTX) &&
-	    (d.st_mode & S_IWOTH);
-	free(copy);
-	if (!sticky || l.st_uid == geteuid() || l.st_uid == d.st_uid)
-		return NULL;
-	*owner = l.st_uid;
-	return S_ISLNK(l.st_mode) ? "a symlink" : "a file";
-}
-
 static int
-refuse_planted(const char *output, const char *path, char *err, size_t n)
+refuse_planted(const char *output, const struct resolved *r,
+    const struct stat *l, char *err, size_t n)
 {
-	const char *what;
-	uid_t owner;
+	struct stat d;
 
-	if ((what = planted(path, &owner)) == NULL)
+	if (fstat(r->fd, &d) != 0)
+		return error_text(err, n, "%s: %s", output, strerror(errno));
+	if (!(d.st_mode & S_ISVTX) || !(d.st_mode & S_IWOTH) ||
+	    l->st_uid == geteuid() || l->st_uid == d.st_uid)
 		return 0;
-	return error_text(err, n, "%s: %s is %s of uid %ju in a sticky "
-	    "world-writable directory; not writing through or over it",
-	    output, path, what, (uintmax_t)owner);
+	return error_text(err, n, "%s: %s is a file of uid %ju in a sticky "
+	    "world-writable directory; not writing over it", output, r->path,
+	    (uintmax_t)l->st_uid);
 }
 
-/* The file -o names, found: through a symlink, never the input itself. */
+/* The file -o names, if there: a regular file, not another user's in a
+ * sticky directory, never the input itself. */
 static int
-output_found(const char *output, const struct stat *input, char **final,
-    char *err, size_t n)
+output_found(const char *output, const struct stat *input,
+    const struct resolved *r, char *err, size_t n)
 {
 	struct stat st;
 
-	if (stat(output, &st) != 0) {
-		if (errno != ENOENT)
-			return error_text(err, n, "%s: %s", output,
-			    strerror(errno));
-		*final = strdup(output);
-	} else if (!S_ISREG(st.st_mode)) {
+	if (fstatat(r->fd, r->base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : error_text(err, n, "%s: %s",
+		    output, strerror(errno));
+	if (!S_ISREG(st.st_mode))
 		return error_text(err, n, "%s: not a regular file", output);
-	} else if (same_file(&st, input)) {
+	if (same_file(&st, input))
 		return error_text(err, n, "%s is the input itself; leave out "
 		    "-o to rewrite in place", output);
-	} else {
-		*final = realpath(output, NULL);
-	}
-	if (*final == NULL)
-		return error_text(err, n, "%s: %s", output, strerror(errno));
-	return 0;
+	return refuse_planted(output, r, &st, err, n);
 }
 
-/* Where -o writes; *final is the caller's to free. */
+/* Where -o writes: its directory and name, resolved; the caller frees. */
 int
-dest_output_path(const char *output, const struct stat *input, char **final,
-    char *err, size_t n)
+dest_output_path(const char *output, const struct stat *input,
+    struct resolved *final, char *err, size_t n)
 {
-	*final = NULL;
-	if (refuse_planted(output, output, err, n) != 0 ||
-	    output_found(output, input, final, err, n) != 0)
-		return -1;
-	if (strcmp(*final, output) != 0 &&
-	    refuse_planted(output, *final, err, n) != 0) {
-		free(*final);
-		*final = NULL;
+	char why[400];
+
+	if (path_parent(output, final, why, sizeof(why)) != 0)
+		return error_text(err, n, "%s: %s", output, why);
+	if (output_found(output, input, final, err, n) != 0) {
+		resolved_free(final);
 		return -1;
 	}
 	return 0;

@@ -11,12 +11,18 @@
  * went: a directory swapped for a symlink since it was listed is refused,
  * never followed (the effect of openat2's RESOLVE_BENEATH |
  * RESOLVE_NO_SYMLINKS, on every kernel; a walk's names hold no "..").
- * A name that realpath resolved is reached the same way from "/", so that
- * the directory opened is the one realpath saw.
+ * Every other path the tool is given (a named file, a -f line, a walk's
+ * argument, -o) is resolved here, one component at a time from "/" or the
+ * working directory, each opened with O_PATH | O_NOFOLLOW: a symlink met on
+ * the way is followed only when it belongs to root or to the caller (the
+ * one rule, link_trusted), read from the descriptor of the link itself, so
+ * that the link judged is the link followed.  Another user's symlink is
+ * refused, named.  Nothing is opened that could block (O_PATH).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +124,8 @@ dir_open_beneath(int start, const char *rel, size_t len, char *err, size_t n)
 }
 
 /*
- * The directory a walk listed rel_dir in: its argument root opened again
- * (as the walk opened it) and checked to be the directory the walk
+ * The directory a walk listed rel_dir in: its argument root resolved again
+ * (as the walk resolved it) and checked to be the directory the walk
  * started at, then rel_dir below it without following anything.
  */
 int
@@ -127,12 +133,15 @@ dir_open_walked(const char *root, dev_t dev, ino_t ino, const char *rel_dir,
     size_t len, char *err, size_t n)
 {
 	struct shown q = shown_tail(root, strlen(root));
+	struct resolved r;
 	struct stat st;
-	int rfd = open(root, DIR_FLAGS), fd;
+	int rfd, fd;
 
-	if (rfd < 0)
-		return error_text(err, n, "%s%.*s: %s", q.dots, q.len, q.s,
-		    strerror(errno));
+	if (path_whole(root, &r, err, n) != 0)
+		return -1;
+	rfd = r.fd;
+	r.fd = -1;
+	resolved_free(&r);
 	if (fstat(rfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
 		close(rfd);
 		return error_text(err, n, "%s%.*s was replaced by another "
@@ -144,42 +153,276 @@ dir_open_walked(const char *root, dev_t dev, ino_t ino, const char *rel_dir,
 	return fd;
 }
 
+/* --- the resolver: every path the tool is given --- */
+
+#define MAX_LINKS 40	/* the kernel's own limit on a lookup */
+
 /*
- * The directory path names a file in, and the file's name there (*base
- * points into path).  exact: path was resolved (realpath), so nothing on
- * the way may be a symlink now; else the directory is found as the user
- * named it, symlinks and all.
+ * The one rule for which symlinks a run follows, in every mode and on
+ * every component: root's (/lib -> usr/lib) and the caller's own.  Any
+ * other user's is refused, wherever it is: what another user can name is
+ * not what the caller named.
  */
-int
-dir_open_parent(const char *path, bool exact, const char **base, char *err,
+static bool
+link_trusted(const struct stat *link)
+{
+	return link->st_uid == 0 || link->st_uid == geteuid();
+}
+
+struct rs {
+	int fd;		/* what is resolved so far (O_PATH): a directory */
+	char *done;	/* its path, "" for "/"; no symlink in it */
+	size_t done_len;
+	char *todo;	/* the path left, after links were put in */
+	size_t at;	/* the next component starts at todo[at] */
+	unsigned links;	/* followed so far */
+	const char *base;	/* parent mode: the last name, in done */
+	char *err;
+	size_t n;
+};
+
+static int
+rs_error(struct rs *s, const char *name, int e)
+{
+	struct shown q = shown_tail(s->done, s->done_len);
+
+	/* A missing name is the user's news; else say where. */
+	if (e == ENOENT)
+		return error_text(s->err, s->n, "%s", strerror(e));
+	return error_text(s->err, s->n, "%s%.*s/%s: %s", q.dots, q.len, q.s,
+	    name, strerror(e));
+}
+
+static int
+rs_append(struct rs *s, const char *name)
+{
+	size_t len = strlen(name);
+	char *grown = realloc(s->done, s->done_len + len + 2);
+
+	if (grown == NULL)
+		return error_text(s->err, s->n, "out of memory");
+	s->done = grown;
+	s->done[s->done_len] = '/';
+	memcpy(s->done + s->done_len + 1, name, len + 1);
+	s->done_len += len + 1;
+	return 0;
+}
+
+static int
+rs_start(struct rs *s, const char *path)
+{
+	bool abs = path[0] == '/';
+
+	s->todo = strdup(path);
+	s->done = abs ? strdup("") : getcwd(NULL, 0);
+	if (s->todo == NULL || s->done == NULL)
+		return error_text(s->err, s->n, "%s", s->done == NULL && !abs ?
+		    "the working directory: cannot name it" : "out of memory");
+	if (strcmp(s->done, "/") == 0)
+		s->done[0] = '\0';
+	s->done_len = strlen(s->done);
+	s->fd = open(abs ? "/" : ".", DIR_FLAGS);
+	if (s->fd < 0)
+		return error_text(s->err, s->n, "%s: %s", abs ? "/" : ".",
+		    strerror(errno));
+	return 0;
+}
+
+/* The next component: its length (0 at the end); last: nothing after. */
+static size_t
+rs_next(struct rs *s, const char **c, bool *last)
+{
+	const char *p = s->todo + s->at, *q;
+	size_t len;
+
+	while (*p == '/')
+		p++;
+	len = strcspn(p, "/");
+	for (q = p + len; *q == '/'; q++)
+		;
+	*c = p;
+	*last = *q == '\0';
+	s->at = (size_t)(p - s->todo) + len;
+	return len;
+}
+
+/* "..": the parent of the directory reached (of "/", "/"). */
+static int
+rs_up(struct rs *s)
+{
+	int fd = openat(s->fd, "..", DIR_FLAGS);
+	char *slash;
+
+	if (fd < 0)
+		return rs_error(s, "..", errno);
+	close(s->fd);
+	s->fd = fd;
+	if ((slash = strrchr(s->done, '/')) != NULL) {
+		*slash = '\0';
+		s->done_len = (size_t)(slash - s->done);
+	}
+	return 0;
+}
+
+/* The link lfd (name, st): refused, or its target put before the rest. */
+static int
+rs_follow(struct rs *s, int lfd, const char *name, const struct stat *st)
+{
+	char target[PATH_MAX], *todo;
+	const char *rest = s->todo + s->at;
+	ssize_t len;
+
+	if (++s->links > MAX_LINKS)
+		return rs_error(s, name, ELOOP);
+	if (!link_trusted(st)) {
+		struct shown q = shown_tail(s->done, s->done_len);
+
+		return error_text(s->err, s->n, "%s%.*s/%s is a symlink of uid "
+		    "%ju, neither root's nor the caller's; not followed",
+		    q.dots, q.len, q.s, name, (uintmax_t)st->st_uid);
+	}
+	len = readlinkat(lfd, "", target, sizeof(target) - 1);
+	if (len < 0 || len == 0)
+		return rs_error(s, name, len < 0 ? errno : ENOENT);
+	target[len] = '\0';
+	if (asprintf(&todo, "%s%s", target, rest) < 0)
+		return error_text(s->err, s->n, "out of memory");
+	free(s->todo);
+	s->todo = todo;
+	s->at = 0;
+	if (target[0] != '/')
+		return 0;
+	close(s->fd);
+	s->done[0] = '\0';
+	s->done_len = 0;
+	if ((s->fd = open("/", DIR_FLAGS)) < 0)
+		return error_text(s->err, s->n, "/: %s", strerror(errno));
+	return 0;
+}
+
+/* parent mode: stop at name, the last component, in the directory. */
+static int
+rs_stop(struct rs *s, const char *name)
+{
+	if (rs_append(s, name) != 0)
+		return -1;
+	s->base = s->done + s->done_len - strlen(name);
+	return 1;
+}
+
+/* One name: stepped into, followed, or (parent mode, last) stopped at. */
+static int
+rs_name(struct rs *s, const char *name, bool last, bool whole)
+{
+	struct stat st;
+	int fd = openat(s->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (fd < 0 && last && !whole && errno == ENOENT)
+		return rs_stop(s, name);
+	if (fd < 0)
+		return rs_error(s, name, errno);
+	if (fstat(fd, &st) != 0)
+		rc = rs_error(s, name, errno);
+	else if (S_ISLNK(st.st_mode))
+		rc = rs_follow(s, fd, name, &st);
+	else if (last && !whole)
+		rc = rs_stop(s, name);
+	else if (!last && !S_ISDIR(st.st_mode))
+		rc = rs_error(s, name, ENOTDIR);
+	else
+		rc = 0;
+	if (rc != 0 || S_ISLNK(st.st_mode)) {
+		close(fd);
+		return rc;
+	}
+	if (rs_append(s, name) != 0) {
+		close(fd);
+		return -1;
+	}
+	close(s->fd);
+	s->fd = fd;
+	return 0;
+}
+
+static int
+rs_run(struct rs *s, bool whole)
+{
+	const char *c;
+	char name[NAME_MAX + 1];
+	bool last;
+	size_t len;
+	int rc;
+
+	while ((len = rs_next(s, &c, &last)) != 0) {
+		if (len == 1 && c[0] == '.')
+			continue;
+		if (len == 2 && memcmp(c, "..", 2) == 0) {
+			if (rs_up(s) != 0)
+				return -1;
+			continue;
+		}
+		if (len > NAME_MAX) {
+			memcpy(name, c, NAME_MAX);
+			name[NAME_MAX] = '\0';
+			return rs_error(s, name, ENAMETOOLONG);
+		}
+		memcpy(name, c, len);
+		name[len] = '\0';
+		if ((rc = rs_name(s, name, last, whole)) != 0)
+			return rc < 0 ? -1 : 0;
+	}
+	if (!whole)
+		return error_text(s->err, s->n, "not a file name");
+	return 0;
+}
+
+static int
+resolve(const char *path, bool whole, struct resolved *r, char *err,
     size_t n)
 {
-	const char *slash = strrchr(path, '/');
-	size_t len = slash ? (size_t)(slash - path) : 0;
-	char *dir;
-	int fd, top;
+	struct rs s = { .fd = -1, .err = err, .n = n };
 
-	*base = slash ? slash + 1 : path;
-	if (**base == '\0')
-		return error_text(err, n, "not a file name");
-	if (exact) {
-		top = path[0] == '/' ? open("/", DIR_FLAGS) : AT_FDCWD;
-		if (path[0] == '/' && top < 0)
-			return error_text(err, n, "/: %s", strerror(errno));
-		fd = dir_open_beneath(top, path, len, err, n);
-		if (top >= 0)
-			close(top);
-		return fd;
+	*r = (struct resolved){ .fd = -1 };
+	if (rs_start(&s, path) != 0 || rs_run(&s, whole) != 0) {
+		if (s.fd >= 0)
+			close(s.fd);
+		free(s.done);
+		free(s.todo);
+		return -1;
 	}
-	/* "prog", "/prog", "dir/prog" */
-	if ((dir = strndup(slash ? path : ".", len ? len : 1)) == NULL)
+	free(s.todo);
+	if (s.done_len == 0 && (free(s.done), s.done = strdup("/")) == NULL) {
+		close(s.fd);
 		return error_text(err, n, "out of memory");
-	if ((fd = open(dir, DIR_FLAGS)) < 0) {
-		struct shown q = shown_tail(dir, strlen(dir));
-
-		error_text(err, n, "%s%.*s: %s", q.dots, q.len, q.s,
-		    strerror(errno));
 	}
-	free(dir);
-	return fd;
+	*r = (struct resolved){ .fd = s.fd, .path = s.done, .base = s.base };
+	return 0;
+}
+
+/*
+ * The directory holding the file path names (O_PATH), r->path the file's
+ * path with every symlink resolved and r->base its name there; the file
+ * itself may be missing (-o).  A symlink as the last name is followed by
+ * the same rule.
+ */
+int
+path_parent(const char *path, struct resolved *r, char *err, size_t n)
+{
+	return resolve(path, false, r, err, n);
+}
+
+/* What path names, every component resolved (O_PATH; r->base NULL). */
+int
+path_whole(const char *path, struct resolved *r, char *err, size_t n)
+{
+	return resolve(path, true, r, err, n);
+}
+
+void
+resolved_free(struct resolved *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->path);
+	*r = (struct resolved){ .fd = -1 };
 }

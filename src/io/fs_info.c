@@ -189,27 +189,58 @@ mount_outside_root(const struct mount_ids *ids)
 	return ids->known && !ids->file_seen && !ids->root_seen;
 }
 
+/* at: a name statx and statfs reach the file by; real: its path, for the
+ * longest-prefix match where no mount ID is known. */
 static int
-mount_of(const char *real, struct fs_info *fs, FILE *f)
+mount_of(const char *at, const char *real, struct fs_info *fs, FILE *f)
 {
 	struct mount_ids ids;
 	char line[8192];
 	size_t best = 0;
 
-	mount_ids(real, &ids);
+	mount_ids(at, &ids);
 	while (fgets(line, sizeof(line), f) != NULL)
 		consider_mount(line, real, &best, &ids, fs);
 	if (ferror(f))
 		return errno ? errno : EIO;
 	if (mount_outside_root(&ids)) {
 		*fs = (struct fs_info){ 0 };
-		type_from_magic(real, fs);
+		type_from_magic(at, fs);
 		snprintf(fs->mount_point, sizeof(fs->mount_point),
 		    "(a mount outside this process's root)");
 		return 0;
 	}
 	/* A read that matched no mount, not even "/", was cut short. */
 	return best == 0 ? EIO : 0;
+}
+
+static int
+identify(const char *at, const char *real, struct fs_info *fs,
+    const char **failed)
+{
+	FILE *f;
+	int e = 0;
+
+	*failed = "/proc/self/mountinfo";
+	/*
+	 * Without mountinfo, tmpfs's huge= is unknown: an error, not "never";
+	 * only where /proc is not mounted at all does the type come from
+	 * statfs.
+	 */
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL) {
+		e = errno;
+		if (e == ENOENT) {
+			type_from_magic(at, fs);
+			e = 0;
+		}
+	} else {
+		e = mount_of(at, real, fs, f);
+		fclose(f);
+	}
+	if (e == 0)
+		huge_option(fs);
+	errno = e;
+	return e != 0 ? -1 : 0;
 }
 
 /*
@@ -223,34 +254,43 @@ int
 fs_identify(const char *path, struct fs_info *fs, const char **failed)
 {
 	char *real = realpath(path, NULL);
-	FILE *f;
-	int e = 0;
+	int rc, e;
 
 	memset(fs, 0, sizeof(*fs));
 	*failed = "realpath";
 	if (real == NULL)
 		return -1;
-	*failed = "/proc/self/mountinfo";
-	/*
-	 * Without mountinfo, tmpfs's huge= is unknown: an error, not "never";
-	 * only where /proc is not mounted at all does the type come from
-	 * statfs.
-	 */
-	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL) {
-		e = errno;
-		if (e == ENOENT) {
-			type_from_magic(real, fs);
-			e = 0;
-		}
-	} else {
-		e = mount_of(real, fs, f);
-		fclose(f);
-	}
-	if (e == 0)
-		huge_option(fs);
+	rc = identify(real, real, fs, failed);
+	e = errno;
 	free(real);
 	errno = e;
-	return e != 0 ? -1 : 0;
+	return rc;
+}
+
+/*
+ * The same for an open file, never looked up again by its name (a walked
+ * file deeper than PATH_MAX has none realpath takes): statx and statfs
+ * reach it through /proc/self/fd; its path is needed only by kernels
+ * without mount IDs (before 5.8), and then only when the kernel can say it
+ * (ENAMETOOLONG: it cannot; any other failure is an error).
+ */
+int
+fs_identify_fd(int fd, struct fs_info *fs, const char **failed)
+{
+	char at[64], *real;
+	int rc, e;
+
+	memset(fs, 0, sizeof(*fs));
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+	*failed = "realpath";
+	/* A path too long to say is the one failure that is no error. */
+	if ((real = realpath(at, NULL)) == NULL && errno != ENAMETOOLONG)
+		return -1;
+	rc = identify(at, real != NULL ? real : at, fs, failed);
+	e = errno;
+	free(real);
+	errno = e;
+	return rc;
 }
 
 int
@@ -450,6 +490,18 @@ host_ro_thp_error(const char **what)
  * of path (fs_expect() for this host).  Returns -1 with errno if path
  * cannot be resolved; fs may be NULL.
  */
+int
+fs_expect_fd(int fd, struct fs_expect *e)
+{
+	struct fs_info fs;
+	const char *failed;
+
+	if (fs_identify_fd(fd, &fs, &failed) != 0)
+		return -1;
+	fs_expect(&fs, host_kernel_version(), host_ro_thp_for_fs(), e);
+	return 0;
+}
+
 int
 fs_expect_path(const char *path, struct fs_info *fs, struct fs_expect *e)
 {

@@ -35,6 +35,7 @@
  * last down, because readahead for one window also reads the next.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@ struct warm_ctx {
 	struct stat st;
 	struct pc_view v;	/* where the page cache is (overlayfs) */
 	bool view_open;
+	bool shrank;		/* EFAULT reading: shorter than its mapping */
 	bool wait_off;		/* a drop waited for in vain: not again */
 	uint64_t pmd;
 	uint64_t page;
@@ -91,10 +93,17 @@ look_failed(struct warm_ctx *c, const char *what)
 	return failed(c, errno, what);
 }
 
-/* MADV_POPULATE_READ: the file is read; EFAULT means it is shorter now. */
+/*
+ * MADV_POPULATE_READ: the file is read; EFAULT means it was shorter than
+ * the mapping while it was read, which is said as a change even when its
+ * size and mtime are back by the time they are looked at again (truncated
+ * and written again within one timestamp tick).
+ */
 static int
 populated(struct warm_ctx *c, int e)
 {
+	if (e == EFAULT)
+		c->shrank = true;
 	return e == 0 ? 0 : failed(c, e, "madvise(MADV_POPULATE_READ)");
 }
 
@@ -328,7 +337,9 @@ drop_small(struct warm_ctx *c, uint64_t k, uint64_t cached)
  * Test builds only: ELFTHP_TEST_TRUNCATE_WHILE_WARMING=BYTES truncates the
  * file (by its name, as another process would) before each window is
  * read, so that tests/integration/test_measure.sh sees a file shrink under
- * --warm every time.
+ * --warm every time.  With ELFTHP_TEST_RESTORE_AFTER_READ set too, the
+ * size and mtime are put back after the read, as a writer that truncates
+ * and writes again within one timestamp tick leaves them.
  */
 static void
 hook_before_read(const struct warm_ctx *c)
@@ -338,9 +349,24 @@ hook_before_read(const struct warm_ctx *c)
 	if (size != NULL && c->path != NULL)
 		(void)truncate(c->path, (off_t)strtoull(size, NULL, 0));
 }
+
+static void
+hook_after_read(const struct warm_ctx *c)
+{
+	struct timespec t[2] = { { .tv_nsec = UTIME_OMIT }, c->st.st_mtim };
+
+	if (getenv("ELFTHP_TEST_RESTORE_AFTER_READ") != NULL &&
+	    c->path != NULL && truncate(c->path, c->st.st_size) == 0)
+		(void)utimensat(AT_FDCWD, c->path, t, 0);
+}
 #else
 static void
 hook_before_read(const struct warm_ctx *c)
+{
+}
+
+static void
+hook_after_read(const struct warm_ctx *c)
 {
 }
 #endif
@@ -352,13 +378,16 @@ read_huge(struct warm_ctx *c, uint64_t k)
 	struct pc_map m;
 	uint64_t pmd_bytes = 0;
 	const char *what = NULL;
+	int e;
 
 	hook_before_read(c);
 	if (pc_map(c->fd, k * c->pmd, c->pmd, c->pmd, true, &m) != 0) {
 		failed(c, errno, m.failed);
 		return;
 	}
-	if (populated(c, pc_populate(&m)) != 0)
+	e = pc_populate(&m);
+	hook_after_read(c);
+	if (populated(c, e) != 0)
 		;
 	else if (pc_pmd_mapped(&m, &pmd_bytes, &what) != 0)
 		look_failed(c, what);
@@ -490,7 +519,7 @@ warm_setup(struct warm_ctx *c, struct fs_info *fs)
 	/* Before anything is read: a look that cannot see a PMD is no look. */
 	if (pc_can_look(&what) != 0)
 		return failed(c, errno, what);
-	if (fs_identify(c->path, fs, &what) != 0)
+	if (fs_identify_fd(c->fd, fs, &what) != 0)
 		return failed(c, errno, what);
 	snprintf(c->r->fs_type, sizeof(c->r->fs_type), "%s", fs->type);
 	return 0;
@@ -649,7 +678,7 @@ changed_under(const struct warm_ctx *c, char *err, size_t n)
 		    "huge pages)", strerror(errno));
 		return true;
 	}
-	if (now.st_size == c->st.st_size &&
+	if (!c->shrank && now.st_size == c->st.st_size &&
 	    now.st_mtim.tv_sec == c->st.st_mtim.tv_sec &&
 	    now.st_mtim.tv_nsec == c->st.st_mtim.tv_nsec)
 		return false;

@@ -405,6 +405,30 @@ libzip_refusal(int code, char *err, size_t n)
 }
 
 /*
+ * libzip found no end of central directory it takes (ZIP_ER_NOZIP).  Where
+ * there is one (find_end), the archive is not "no zip": it is a damaged
+ * one, said by the central directory's own walk where that finds the
+ * problem, else as libzip's refusal of the record it found.
+ */
+static enum read_status
+end_refused(struct zip_listing *zl, char *err, size_t n)
+{
+	struct cdir cd;
+	enum read_status st;
+
+	if (find_end(zl->fd, zl->size, &cd, err, n) != READ_OK)
+		return libzip_refusal(ZIP_ER_NOZIP, err, n);
+	if ((st = walk_central(zl, err, n)) != READ_OK)
+		return st;
+	return say(err, n, READ_MALFORMED, "a damaged zip archive: it has an "
+	    "end of central directory record (%llu entries, %llu bytes at "
+	    "0x%llx), which libzip refuses as inconsistent (its entries on "
+	    "this disk and in all disagree, or its directory does not end "
+	    "where the record starts)", (unsigned long long)cd.count,
+	    (unsigned long long)cd.size, (unsigned long long)cd.offset);
+}
+
+/*
  * libzip's name for an entry and the central directory's bytes: the same,
  * but where libzip shows a NUL byte as something else (a space).
  */
@@ -459,7 +483,8 @@ zip_listing_read(int fd, struct zip_listing *zl, char *err, size_t n)
 	zl->za = Z.fdopen(copy, ZIP_RDONLY | ZIP_CHECKCONS, &code);
 	if (zl->za == NULL) {
 		close(copy);
-		return libzip_refusal(code, err, n);
+		return code == ZIP_ER_NOZIP ? end_refused(zl, err, n) :
+		    libzip_refusal(code, err, n);
 	}
 	if ((st = walk_central(zl, err, n)) != READ_OK)
 		return st;

@@ -20,7 +20,9 @@ dotdot (a library named lib/arm64-v8a/../../evil.so), nul (a NUL byte in
 a library's name), huge (an entry whose sizes claim 4 GiB - 2), bomb (300
 MiB of zeros, deflated to about 300 KiB), lie (a deflated library whose
 sizes claim 1000 bytes), truncated (mixed, cut in
-half), cdpast (mixed, its central directory offset past the end).
+half), cdpast (mixed, its central directory offset past the end),
+diskcount (mixed, its end record's entries on this disk one fewer than in
+all: an end record libzip refuses as no zip).
 """
 import struct
 import sys
@@ -56,7 +58,7 @@ def unaligned(z, name, data):
 def build(out, kind, l16, l4):
     lib = 'lib/arm64-v8a/'
     with zipfile.ZipFile(out, 'w') as z:
-        if kind in ('mixed', 'fixable', 'truncated', 'cdpast'):
+        if kind in ('mixed', 'fixable', 'truncated', 'cdpast', 'diskcount'):
             z.writestr('AndroidManifest.xml', b'm' * 100)
             add(z, lib + 'libok.so', l16, align=PAGE)
             unaligned(z, lib + 'libunaligned.so', l16)
@@ -113,6 +115,10 @@ def build(out, kind, l16, l4):
     elif kind == 'cdpast':
         e = data.rfind(b'PK\5\6')
         data[e + 16:e + 20] = struct.pack('<I', len(data) + 4096)
+    elif kind == 'diskcount':
+        e = data.rfind(b'PK\5\6')
+        n = struct.unpack('<H', data[e + 8:e + 10])[0]
+        data[e + 8:e + 10] = struct.pack('<H', n - 1)
     open(out, 'wb').write(data)
 
 

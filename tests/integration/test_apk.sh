@@ -54,7 +54,7 @@ assert "the 4 KiB-linked library has p_align 0x1000 (readelf)" \
     equals "p_align" "$(p_align_of "$WORK/l4.so")" "0x1000 "
 
 mk() { $MKZIP "$WORK/$1" "$2" "$WORK/l16.so" "$WORK/l4.so"; }
-for k in mixed fixable clean aab many dup dotdot nul huge bomb lie truncated cdpast; do
+for k in mixed fixable clean aab many dup dotdot nul huge bomb lie truncated cdpast diskcount; do
     case $k in
         aab) mk app.aab aab ;;
         *) mk "$k.apk" "$k" ;;
@@ -204,6 +204,9 @@ refused() {
 }
 refused truncated.apk truncated.apk "not a zip archive, or a truncated one"
 refused cdpast.apk cdpast.apk "a damaged zip archive"
+# An end record that is there but refused is a damaged archive, not "no
+# end of central directory".
+refused diskcount.apk diskcount.apk "a damaged zip archive: it has an end of central directory record"
 refused huge.apk 'huge.apk!/lib/arm64-v8a/libhuge.so' \
     "compressed, and inflates to 4294967294 bytes, more than the 268435456 this tool inflates"
 refused bomb.apk 'bomb.apk!/lib/arm64-v8a/libbomb.so' \

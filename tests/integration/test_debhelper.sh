@@ -16,7 +16,7 @@
 #     and nothing else; the small program, the object, the firmware and
 #     the text file are packaged as they were (the firmware, named on the
 #     tool's command line, would be an error: the command hands the tool
-#     a list);
+#     the package directory to walk);
 #   - installed with dpkg --root (a private root: no host file is
 #     written), the program runs and dpkg --verify says nothing;
 #     the same file aligned after its md5sum was taken (the command run

@@ -13,7 +13,8 @@
 #         where it was found (sub.r/), V untouched;
 #       - each later file swapped for a symlink to V's: refused with
 #         "became a symlink", V untouched;
-#       - the argument itself (-r R/sub) swapped: refused, not followed;
+#       - the argument itself (-r R/sub) swapped: refused, not followed
+#         (nobody's symlink, named);
 #       - a named file's directory swapped after it was opened: the
 #         rewrite lands in the directory resolved, V untouched;
 #       - the temporary file swapped for a FIFO before the new file is
@@ -137,7 +138,7 @@ TOOL_ARGS=("${FAST[@]}" -r -j 1 "$R/sub")
 if held_swap sh -c 'mv "$1/sub" "$1/sub.r" && ln -s "$2" "$1/sub"' sh "$R" "$V"; then
     assert "argument swap: root's files untouched" v_untouched
     assert "argument swap: the later files refused" equals "refusals" \
-        "$(err_count "was replaced by another directory since the walk")" $((N - 1))
+        "$(err_count "sub is a symlink of uid $NOBODY, neither root's nor the caller's; not followed")" $((N - 1))
 else
     fail "argument swap: the run was held" "$WHY"
 fi

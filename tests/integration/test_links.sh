@@ -139,6 +139,8 @@ run_tool --check -r "$T"
 assert "--check: exit 1 (not ready)" tool_rc 1
 assert "--check: the file not done" stdout_has "$T/solo: not done by a rewrite of this run: it has 2 hard links, 1 of them in the run"
 assert "--check: summary counts it" stdout_has "1 not done (hard links outside the run)"
+assert "--check: its fix: line says --break-hardlinks" stdout_has "$T/solo: fix: elfthp-align --break-hardlinks -- $T/solo"
+assert_not "control: a group in the run: its fix: line does not" stdout_has "${NAMES[0]}: fix: elfthp-align --break-hardlinks"
 run_tool --check --format json -r "$T"
 assert "--check json: status not-done" stdout_has "\"file\":\"$T/solo\",\"status\":\"not-done\""
 assert "--check json: summary not_done 1" stdout_has '"not_done":1,'
@@ -225,12 +227,13 @@ fi
 if [ $have_strace = yes ]; then
     # Held long enough to be seen on a loaded machine (lib.sh polls).
     DELAY_US=4000000
-    # The renames run y, z, then x: the second is held, y already moved.
+    # The renames run y, z (exchanged: renameat2), then x (renameat): the
+    # second is held, y already moved.
     for sig in TERM INT HUP; do
         d="SIG$sig between two renames"
         make_group
         DELAY_WHEN=2
-        if ! delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
+        if ! delayed_start renameat2 -q -r -j 1 "${FAST[@]}" "$T"; then
             delayed_wait
             fail "$d: held at the second rename" "$(tool_said)"
             continue
@@ -248,7 +251,7 @@ if [ $have_strace = yes ]; then
     echo "# SIGKILL between two renames, and the rerun"
     make_group
     DELAY_WHEN=2
-    if delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
+    if delayed_start renameat2 -q -r -j 1 "${FAST[@]}" "$T"; then
         kill -KILL "$TP"
         delayed_wait
         DELAY_WHEN=1
@@ -279,7 +282,7 @@ if [ $have_strace = yes ]; then
 
     echo "# a name replaced between two renames"
     make_group
-    if delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
+    if delayed_start renameat2 -q -r -j 1 "${FAST[@]}" "$T"; then
         printf 'not yours\n' > "$T/b/z.mine" && mv "$T/b/z.mine" "$T/b/z"
         delayed_wait
         assert "replaced name: exit 2" tool_rc 2
@@ -322,4 +325,38 @@ else
     skip "signals between renames" "strace with syscall delay injection not available"
 fi
 
+echo "# --check's fix: line for a file of several names works as given"
+fresh_dir; cp "$FX" "$D/a"; ln "$D/a" "$D/b"
+run_tool --check "$D/a"
+FIXCMD=$(printf '%s\n' "$T_OUT" | sed -n "s|^$D/a: fix: elfthp-align ||p")
+assert "fix: the line is there" equals "fix" "$FIXCMD" "--break-hardlinks -- $D/a"
+eval "set -- $FIXCMD"
+run_tool "$@"
+assert "fix: the command as given exits 0" tool_rc 0
+assert "fix: the name given is ready" check_congruence "$D/a"
+if command -v strace > /dev/null; then
+    echo "# names swapped between the last check and the rename: never renamed over"
+    # Held in strace at the first name's exchange (renameat2
+    # RENAME_EXCHANGE), both names are replaced by another file: the
+    # exchange finds it at the temporary name and gives it its name back.
+    fresh_dir; G=$D
+    cp "$FX" "$G/x" && ln "$G/x" "$G/y"
+    printf 'theirs\n' > "$WORK/theirs"
+    DELAY_US=1500000
+    if delayed_start renameat2 "${FAST[@]}" "$G/x" "$G/y"; then
+        cp "$WORK/theirs" "$G/x.new" && mv "$G/x.new" "$G/x"
+        cp "$WORK/theirs" "$G/y.new" && mv "$G/y.new" "$G/y"
+        delayed_wait
+        assert "swapped names: exit 2" tool_rc 2
+        assert "swapped names: x keeps the file put there" same_file "$WORK/theirs" "$G/x"
+        assert "swapped names: y keeps the file put there" same_file "$WORK/theirs" "$G/y"
+        assert "swapped names: said" stderr_has "changed while its names were being renamed"
+        assert "swapped names: no temporary file left" no_temp "$G"
+    else
+        delayed_wait
+        fail "swapped names: the run was held at renameat2" "$(tool_said)"
+    fi
+else
+    skip "swapped names" "need strace"
+fi
 finish

@@ -248,6 +248,17 @@ else
     fail "sweep: flock(1) holds the temporary file" "it never got the lock"
 fi
 release_lock
+
+# Age to the nanosecond: a temporary file 2.5 s old is older than two
+# seconds (counted in whole seconds, its mtime X.0 and the run at X+2.5,
+# it was "2 s old" and kept; a run after a SIGKILL left such a file).
+fresh
+s=$(date +%s)
+cp "$FX" "$D/prog.elfthp-Half01" && touch -d "@$((s - 2))" "$D/prog.elfthp-Half01"
+while awk -v t="$(date +%s.%N)" -v s="$s" 'BEGIN { exit !(t < s + 0.5) }'; do sleep 0.05; done
+run_tool --no-warm "$F"
+[ ! -e "$D/prog.elfthp-Half01" ] && pass "sweep: an unlocked one 2.5 s old is removed" ||
+    fail "sweep: an unlocked one 2.5 s old is removed" "$(tool_said)"
 # The control: the lock alone kept it; without it the next run removes it.
 rm -f "$D/prog.elfthp-Young1"
 run_tool --no-warm -o "$D/out" "$F"
