@@ -31,6 +31,7 @@ struct options {
 	bool compat;		/* --check --compat: page-size compatibility */
 	bool sync;		/* --sync: -o too fsyncs before the rename */
 	bool no_warm;		/* --no-warm: the rewrite skips the page cache */
+	bool congruent_layout;	/* --layout congruent: pad only, no split */
 	bool nul_lists;		/* -0: -f lists are NUL-separated */
 	int verbose;
 	unsigned jobs;
