@@ -61,7 +61,9 @@ fix_command(char *buf, size_t len, const struct options *o, const char *name,
 		if (o->align != 0)
 			snprintf(align, sizeof(align), " --align 0x%llx",
 			    (unsigned long long)o->align);
-		snprintf(buf, len, "elfthp-align%s%s -- %s", page, align, word);
+		snprintf(buf, len, "elfthp-align%s%s%s -- %s",
+		    o->congruent_layout ? "" : " --layout start", page, align,
+		    word);
 		break;
 	case FIX_PAGE_SIZE:
 		snprintf(buf, len, "elfthp-align --page-size %s -- %s",

@@ -468,21 +468,29 @@ check_segment_bytes() {
 }
 
 # check_only_align_changed ORIG NEW: same size, program headers equal but
-# for p_align, and every byte outside the program header table equal.
+# for p_align, and every byte outside the program header table equal.  A
+# split file (--layout start) is compared with its heads and bodies joined
+# (phdrs.py), its PT_PHDR and the PT_LOAD grown over the moved table left
+# to check_split's own checks, and both tables' places masked.
 check_only_align_changed() {
-    local orig=$1 new=$2 d s1 s2
+    local orig=$1 new=$2 d s1 s2 split=no
     s1=$(stat -c %s "$orig") s2=$(stat -c %s "$new")
     if [ "$s1" != "$s2" ]; then WHY="size changed: $s1 -> $s2"; return 1; fi
     d=$(mktemp -d "$WORK/align.XXXXXX")
-    elf_phdrs "$orig" | awk '{ $9 = ""; print }' > "$d/p1"
-    elf_phdrs "$new" | awk '{ $9 = ""; print }' > "$d/p2"
+    [ -n "$(python3 "$LIB_DIR/phdrs.py" heads "$new")" ] && split=yes
+    elf_phdrs "$orig" > "$d/r1"; python3 "$LIB_DIR/phdrs.py" merged "$new" > "$d/r2"
+    _norm_split_rows "$split" "$new" "$d/r1" > "$d/p1"
+    _norm_split_rows "$split" "$new" "$d/r2" > "$d/p2"
     if ! cmp -s "$d/p1" "$d/p2"; then
         WHY="program headers differ beyond p_align: $(diff "$d/p1" "$d/p2" | grep '^[<>]' | tr '\n' ' ')"
         rm -rf "$d"; return 1
     fi
-    # Zero the phdr table (and the ELF header, compared with readelf -h).
-    _masked "$orig" "$d/m1" && _masked "$new" "$d/m2"
-    LC_ALL=C readelf -hW "$orig" 2>/dev/null > "$d/h1"; LC_ALL=C readelf -hW "$new" 2>/dev/null > "$d/h2"
+    # Zero the phdr tables (and the ELF header, compared with readelf -h).
+    _masked "$orig" "$d/m1" "$new" && _masked "$new" "$d/m2" "$orig"
+    LC_ALL=C readelf -hW "$orig" 2>/dev/null |
+        { [ $split = yes ] && grep -v 'program headers' || cat; } > "$d/h1"
+    LC_ALL=C readelf -hW "$new" 2>/dev/null |
+        { [ $split = yes ] && grep -v 'program headers' || cat; } > "$d/h2"
     if ! cmp -s "$d/h1" "$d/h2"; then
         WHY="ELF header changed"; rm -rf "$d"; return 1
     fi
@@ -492,6 +500,22 @@ check_only_align_changed() {
     fi
     rm -rf "$d"
     return 0
+}
+
+# _norm_split_rows SPLIT NEW ROWS: elf_phdrs ROWS without p_align; where
+# SPLIT is yes, PT_PHDR's place and size and the sizes of the PT_LOAD that
+# holds NEW's table left out.
+_norm_split_rows() {
+    local hold="" phoff
+    if [ "$1" = yes ]; then
+        phoff=$(LC_ALL=C readelf -hW "$2" | awk '/Start of program headers/ { print $5 }')
+        hold=$(python3 "$LIB_DIR/phdrs.py" merged "$2" |
+            awk -v p="$phoff" '$2 == "LOAD" && $3 <= p && p < $3 + $6 { print $1; exit }')
+    fi
+    awk -v s="$1" -v h="$hold" '{ $9 = "";
+        if (s == "yes" && $2 == "PHDR") print $1, $2, $8;
+        else if (s == "yes" && $1 == h) print $1, $2, $3, $4, $5, $8;
+        else print }' "$3"
 }
 
 # _elflint FILE: eu-elflint messages with the file name replaced by FILE.

@@ -18,6 +18,11 @@ not with the tool's code), for the integration tests.
       (through NEW's own PT_LOADs); exit 1 naming the first difference.
       The ELF header and ORIG's program header table are left out: their
       fields are what a rewrite edits (readelf compares them apart).
+  phdrs.py maps PID FILE
+      FILE's mappings in /proc/PID/maps, "start end perms offset" in hex,
+      start and end less the first mapping's start (the load base).
+  phdrs.py fn-in FILE LO HI
+      "ADDR NAME" of a function symbol (nm) of FILE in [LO, HI), or nothing.
   phdrs.py start-aligned FILE
       exit 0 if every read-only PT_LOAD holding a whole 2 MiB window
       starts on 2 MiB in both address and offset, or is a head that ends
@@ -176,8 +181,37 @@ def start_aligned(path):
     return 0
 
 
+def maps(pid, path):
+    import os
+    real = os.path.realpath(path)
+    rows = []
+    with open('/proc/%s/maps' % pid) as f:
+        for line in f:
+            x = line.split()
+            if len(x) >= 6 and x[5] == real:
+                lo, hi = (int(v, 16) for v in x[0].split('-'))
+                rows.append((lo, hi, x[1], x[2]))
+    for lo, hi, perms, off in rows:
+        print('%x %x %s %s' % (lo - rows[0][0], hi - rows[0][0], perms, off))
+
+
+def fn_in(path, lo, hi):
+    import subprocess
+    out = subprocess.run(['nm', '--defined-only', path], capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        x = line.split()
+        if len(x) == 3 and x[1] in 'Tt' and lo <= int(x[0], 16) < hi:
+            print(x[0], x[2])
+            return
+
+
 def main():
     cmd = sys.argv[1]
+    if cmd == 'maps':
+        return maps(sys.argv[2], sys.argv[3])
+    if cmd == 'fn-in':
+        return fn_in(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     if cmd == 'merged':
         print_rows(merged(read_phdrs(sys.argv[2])[1]))
     elif cmd == 'heads':
