@@ -303,9 +303,14 @@ load_takers(const struct elf_layout *L, const struct seg_desc *s,
     uint64_t pmd, uint64_t page, struct load_takers *t)
 {
 	enum file_kind k = file_kind(L);
+	bool interp = false;
+	size_t i;
 
+	/* The reader notes PT_INTERP for ET_DYN only: look here. */
+	for (i = 0; i < L->nsegs; i++)
+		interp |= L->segs[i].type == PT_INTERP;
 	t->has_ld_so = k != KIND_STATIC_PIE &&
-	    !(k == KIND_EXECUTABLE && !L->has_interp);
+	    !(k == KIND_EXECUTABLE && !interp);
 	t->glibc = t->has_ld_so && glibc_thp_takes(s, pmd, page);
 	t->kernel = kernel_patch_aligns(L, s, pmd);
 	/* bionic: PF_X segments whose p_align is exactly 2 MiB. */
