@@ -31,8 +31,10 @@ struct options {
 	bool compat;		/* --check --compat: page-size compatibility */
 	bool sync;		/* --sync: -o too fsyncs before the rename */
 	bool no_warm;		/* --no-warm: the rewrite skips the page cache */
-	bool congruent_layout;	/* --layout congruent (default): pad only, no
-				   split; false: --layout start */
+	bool start_layout;	/* --layout start: split (docs/rewrite.md);
+				   false, the default: --layout congruent,
+				   because GNU strip after a split breaks
+				   the file */
 	bool nul_lists;		/* -0: -f lists are NUL-separated */
 	int verbose;
 	unsigned jobs;

@@ -331,9 +331,9 @@ static void
 set_layout(struct options *o, const char *arg)
 {
 	if (strcmp(arg, "start") == 0)
-		o->congruent_layout = false;
+		o->start_layout = true;
 	else if (strcmp(arg, "congruent") == 0)
-		o->congruent_layout = true;
+		o->start_layout = false;
 	else
 		usage_error("--layout: '%s' is not start or congruent", arg);
 }
@@ -586,9 +586,7 @@ standard_fds_open(void)
 int
 main(int argc, char **argv)
 {
-	/* --layout congruent stays the default: docs/rewrite.md, "The
-	 * start-aligned layout", says why (GNU strip after a split). */
-	struct options o = { .lock_timeout = 60, .congruent_layout = true };
+	struct options o = { .lock_timeout = 60 };
 	struct path_list paths = { .v = NULL };
 	int rc;
 

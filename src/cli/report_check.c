@@ -62,7 +62,7 @@ fix_command(char *buf, size_t len, const struct options *o, const char *name,
 			snprintf(align, sizeof(align), " --align 0x%llx",
 			    (unsigned long long)o->align);
 		snprintf(buf, len, "elfthp-align%s%s%s -- %s",
-		    o->congruent_layout ? "" : " --layout start", page, align,
+		    o->start_layout ? " --layout start" : "", page, align,
 		    word);
 		break;
 	case FIX_PAGE_SIZE:

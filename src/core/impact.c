@@ -311,8 +311,9 @@ load_takers(const struct elf_layout *L, const struct seg_desc *s,
 		interp |= L->segs[i].type == PT_INTERP;
 	t->has_ld_so = k != KIND_STATIC_PIE &&
 	    !(k == KIND_EXECUTABLE && !interp);
-	t->glibc = t->has_ld_so && glibc_thp_takes(s, pmd, page);
-	t->kernel = kernel_patch_aligns(L, s, pmd);
+	/* No plan (a refused file): no PMD to judge by, nobody takes it. */
+	t->glibc = pmd != 0 && t->has_ld_so && glibc_thp_takes(s, pmd, page);
+	t->kernel = pmd != 0 && kernel_patch_aligns(L, s, pmd);
 	/* bionic: PF_X segments whose p_align is exactly 2 MiB. */
 	t->bionic = s->type == PT_LOAD && (s->flags & PF_X) &&
 	    s->align == 2 * MiB;
