@@ -423,8 +423,6 @@ impact_json_segments(struct json *j, const struct elf_layout *L,
 		json_bool(j, "glibc_elf_thp", t.glibc);
 		json_bool(j, "has_ld_so", t.has_ld_so);
 		json_bool(j, "bionic", t.bionic);
-		if (sp->split_at != 0)
-			json_u64(j, "split_at", sp->split_at);
 		json_close(j);
 	}
 	json_close(j);
