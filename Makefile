@@ -136,7 +136,8 @@ CORE_SRCS = src/segment_pad.c src/core/layout.c src/core/validate.c \
        src/core/plan_check.c src/core/plan_error.c src/core/compat.c \
        src/core/findings.c src/core/geometry.c src/core/impact.c \
        src/core/hugefs.c src/core/windows.c src/core/pid_verdict.c \
-       src/core/measure_stats.c src/core/archive.c src/core/glibc_thp.c
+       src/core/measure_stats.c src/core/archive.c src/core/glibc_thp.c \
+       src/core/split.c
 IO_SRCS = src/phdr_rewrite.c src/io/elf_read.c src/io/atomic_file.c \
        src/io/fs_info.c src/io/pagecache.c src/io/pc_view.c src/io/warm.c src/io/pid_scan.c \
        src/io/error_text.c src/io/host_probe.c src/io/dest.c \
@@ -156,7 +157,7 @@ DEPS = $(OBJS:.o=.d) $(UNIT_TESTS:=.d) $(WRITE_TESTS:=.d) $(MEASURE_TESTS:=.d)
 # fixture.c builds layouts (and needs geometry.c for params_of),
 # fixture_plan.c runs the door, the planner and the check pass over them.
 FIXTURE      = tests/unit/fixture.c src/core/geometry.o
-PLANNER      = tests/unit/fixture_plan.c src/segment_pad.o src/core/layout.o \
+PLANNER      = tests/unit/fixture_plan.c src/segment_pad.o src/core/split.o src/core/layout.o \
                src/core/validate.o src/core/plan_check.o src/core/plan_error.o
 UNIT_test_segment_pad  = $(FIXTURE) $(PLANNER)
 UNIT_test_plan_check   = $(FIXTURE) $(PLANNER)

@@ -31,6 +31,10 @@ struct options {
 	bool compat;		/* --check --compat: page-size compatibility */
 	bool sync;		/* --sync: -o too fsyncs before the rename */
 	bool no_warm;		/* --no-warm: the rewrite skips the page cache */
+	bool start_layout;	/* --layout start: split (docs/rewrite.md);
+				   false, the default: --layout congruent,
+				   because GNU strip after a split breaks
+				   the file */
 	bool nul_lists;		/* -0: -f lists are NUL-separated */
 	int verbose;
 	unsigned jobs;

@@ -94,6 +94,10 @@ struct plan_params {
 				   btrfs, tmpfs huge=; not overlayfs), so ld.so
 				   places a shared library PMD-aligned whatever
 				   its p_align (io/placement.c) */
+	bool split;		/* --layout start: an eligible PT_LOAD whose
+				   first window starts after its p_vaddr is
+				   split there, into a head and a body that
+				   starts on the boundary (docs/rewrite.md) */
 };
 
 /*
@@ -126,6 +130,18 @@ struct seg_plan {
 	bool congruent_now;	/* offset == vaddr (mod target) in the input */
 	uint64_t windows_now;	/* huge-mappable windows with the input as it is */
 	uint64_t windows_after;	/* ... after the rewrite (0 unless eligible) */
+	uint64_t split_at;	/* p_vaddr of the body, a multiple of the
+				   target; 0: not split */
+};
+
+/* Why a plan splits no segment, though the layout asked for it. */
+enum split_note {
+	SPLIT_NOT_ASKED = 0,	/* --layout congruent, or nothing to split */
+	SPLIT_DONE,		/* every segment that needs it is split */
+	SPLIT_NO_TABLE_LOAD,	/* the table is not in the first PT_LOAD */
+	SPLIT_NO_ROOM,		/* no room for the longer table in the last
+				   page of the first PT_LOAD */
+	SPLIT_TOO_MANY,		/* the table would reach PN_XNUM entries */
 };
 
 /* A range of the input that moves as one piece by `delta` bytes. */
@@ -165,6 +181,16 @@ struct plan {
 	bool base_aligned_now;	/* load_base_aligned() as the file is */
 	bool base_aligned_after;	/* the same, with the plan's p_align */
 	bool changed;		/* the output differs from the input */
+	/* The split (--layout start): the program header table written, at
+	 * table_off, when nsplit > 0; NULL otherwise (the input's table,
+	 * edited in place, is written). */
+	size_t nsplit;		/* segments split in two */
+	enum split_note split_note;
+	size_t split_wanted;	/* segments that would be split */
+	struct seg_desc *phdrs_out;
+	size_t nphdrs_out;
+	uint64_t table_off;	/* e_phoff of phdrs_out */
+	size_t table_load;	/* the PT_LOAD (input index) that holds it */
 };
 
 enum plan_err {
@@ -229,6 +255,9 @@ int layout_validate(const struct elf_layout *, struct plan_error *);
 int plan_build(const struct elf_layout *, const struct plan_params *,
     struct plan *, struct plan_error *);
 void plan_free(struct plan *);
+/* core/split.c: the split of start-aligned bodies, a planner step. */
+int plan_split(const struct elf_layout *, const struct plan_params *,
+    struct plan *, struct plan_error *);
 /* core/plan_check.c: the check pass, between plan and write. */
 int plan_verify(const struct elf_layout *, const struct plan_params *,
     const struct plan *, struct plan_error *);
@@ -267,6 +296,8 @@ enum finding_code {
 	FINDING_PAGE_ALIGN,	/* p_align below the page */
 	FINDING_RELRO_END,	/* PT_GNU_RELRO ends inside a page of its
 				   PT_LOAD: that page stays writable */
+	FINDING_START,		/* congruent, but its first window starts
+				   after p_vaddr: the rewrite splits it */
 };
 /* What fixes a finding: the report names the command. */
 enum fix_kind {
@@ -618,6 +649,15 @@ uint64_t windows_in_state(const uint8_t *states, uint64_t nranges,
 enum file_class readiness_verdict(const struct plan *);
 
 /* impact.c, continued. */
+/* Who makes a PT_LOAD huge when it is loaded (docs/rewrite.md). */
+struct load_takers {
+	bool has_ld_so;	/* false: a static program, which no ld.so loads */
+	bool glibc;	/* glibc.elf.thp (2.44): ld.so's MADV_HUGEPAGE */
+	bool kernel;	/* the proposed binfmt_elf change aligns it */
+	bool bionic;	/* bionic's linker: PF_X, p_align exactly 2 MiB */
+};
+void load_takers(const struct elf_layout *, const struct seg_desc *,
+    uint64_t pmd, uint64_t page, struct load_takers *);
 bool kernel_patch_aligns(const struct elf_layout *, const struct seg_desc *,
     uint64_t pmd);
 /* What the headers say the file is: the loader that places it follows. */

@@ -43,6 +43,7 @@ enum {
 	OPT_MEASURE,
 	OPT_PAIRS,
 	OPT_KEEP_OUTPUT,
+	OPT_LAYOUT,
 };
 
 static const struct option longopts[] = {
@@ -73,6 +74,7 @@ static const struct option longopts[] = {
 	{ "measure", no_argument, NULL, OPT_MEASURE },
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
 	{ "keep-output", no_argument, NULL, OPT_KEEP_OUTPUT },
+	{ "layout", required_argument, NULL, OPT_LAYOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -117,13 +119,16 @@ usage(FILE *f)
 	    "[--lock-timeout s]\n"
 	    "                    [--break-hardlinks] [--no-warm] "
 	    "[--exclude pattern]\n"
-	    "                    [--format text|json] [-0] [-f list] path ...\n"
+	    "                    [--layout start|congruent] "
+	    "[--format text|json] [-0]\n"
+	    "                    [-f list] path ...\n"
 	    "       elfthp-align --report [-rx] [--exclude pattern] "
 	    "[--format text|json]\n"
 	    "                    [--page-size 4k|16k|64k] [-0] [-f list] "
 	    "path ...\n"
 	    "       elfthp-align --check [-qrvx] [-j N] [--exclude pattern]\n"
 	    "                    [--format text|json] [--page-size 4k|16k|64k]\n"
+	    "                    [--layout start|congruent]\n"
 	    "                    [-0] [-f list] path ...\n"
 	    "       elfthp-align --check --compat --page-size 4k|16k|64k [-qrvx] "
 	    "[-j N]\n"
@@ -178,6 +183,10 @@ help_options(void)
 	    "16k or 64k\n"
 	    "      --align SIZE       alignment for eligible segments "
 	    "(default: the PMD)\n"
+	    "      --layout LAYOUT    congruent (default): pad and raise p_align; "
+	    "start: also\n"
+	    "                         split a segment so that a part starts "
+	    "on a window\n"
 	    "      --sync             -o: fsync the new file before the rename\n"
 	    "      --no-sync          in place: no fsync before the rename "
 	    "(build outputs)\n"
@@ -323,6 +332,18 @@ set_pairs(struct options *o, const char *arg)
 		    errstr);
 }
 
+/* --layout: start splits, congruent (the default) only pads. */
+static void
+set_layout(struct options *o, const char *arg)
+{
+	if (strcmp(arg, "start") == 0)
+		o->start_layout = true;
+	else if (strcmp(arg, "congruent") == 0)
+		o->start_layout = false;
+	else
+		usage_error("--layout: '%s' is not start or congruent", arg);
+}
+
 static void
 parse_long(struct options *o, int ch, const char *arg)
 {
@@ -359,6 +380,7 @@ parse_long(struct options *o, int ch, const char *arg)
 	case OPT_EXCLUDE: add_exclude(o, arg); break;
 	case OPT_MEASURE: set_mode(o, MODE_MEASURE); break;
 	case OPT_KEEP_OUTPUT: o->keep_output = true; break;
+	case OPT_LAYOUT: set_layout(o, arg); break;
 	case OPT_PAIRS: set_pairs(o, arg); break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
 	case OPT_CHECK: set_mode(o, MODE_CHECK); break;

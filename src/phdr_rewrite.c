@@ -487,16 +487,72 @@ patch_ehdr(int in, int out, const struct elf_layout *L, const struct plan *P,
 	if (pread(in, file, bytes, 0) != (ssize_t)bytes ||
 	    xlate(L, ELF_T_EHDR, file, mem, bytes, false) != 0)
 		return error_text(err, n, "cannot re-read the ELF header");
+	uint64_t phoff = P->nsplit > 0 ? P->table_off : P->new_phoff;
+
 	if (L->elfclass == ELFCLASS32) {
 		((Elf32_Ehdr *)mem)->e_shoff = (Elf32_Off)P->new_shoff;
-		((Elf32_Ehdr *)mem)->e_phoff = (Elf32_Off)P->new_phoff;
+		((Elf32_Ehdr *)mem)->e_phoff = (Elf32_Off)phoff;
+		if (P->nsplit > 0)
+			((Elf32_Ehdr *)mem)->e_phnum = (Elf32_Half)P->nphdrs_out;
 	} else {
 		((Elf64_Ehdr *)mem)->e_shoff = P->new_shoff;
-		((Elf64_Ehdr *)mem)->e_phoff = P->new_phoff;
+		((Elf64_Ehdr *)mem)->e_phoff = phoff;
+		if (P->nsplit > 0)
+			((Elf64_Ehdr *)mem)->e_phnum = (Elf64_Half)P->nphdrs_out;
 	}
 	if (xlate(L, ELF_T_EHDR, file, mem, bytes, true) != 0)
 		return error_text(err, n, "libelf: %s", elf_errmsg(-1));
 	return write_all(out, file, bytes, 0, err, n);
+}
+
+/* One header of the split's table, in memory order, at mem[k]. */
+static void
+put_phdr(const struct elf_layout *L, const struct seg_desc *d, void *mem,
+    size_t k)
+{
+	if (L->elfclass == ELFCLASS32)
+		((Elf32_Phdr *)mem)[k] = (Elf32_Phdr){ .p_type = d->type,
+		    .p_flags = d->flags, .p_offset = (Elf32_Off)d->offset,
+		    .p_vaddr = (Elf32_Addr)d->vaddr,
+		    .p_paddr = (Elf32_Addr)d->paddr,
+		    .p_filesz = (Elf32_Word)d->filesz,
+		    .p_memsz = (Elf32_Word)d->memsz,
+		    .p_align = (Elf32_Word)d->align };
+	else
+		((Elf64_Phdr *)mem)[k] = (Elf64_Phdr){ .p_type = d->type,
+		    .p_flags = d->flags, .p_offset = d->offset,
+		    .p_vaddr = d->vaddr, .p_paddr = d->paddr,
+		    .p_filesz = d->filesz, .p_memsz = d->memsz,
+		    .p_align = d->align };
+}
+
+/*
+ * The split's program header table, every entry from the plan, at
+ * table_off.  Its entries are the plan's copies of the input's fields,
+ * so a field the plan does not change keeps its value.
+ */
+static int
+write_split_table(int out, const struct elf_layout *L, const struct plan *P,
+    char *err, size_t n)
+{
+	_Alignas(8) unsigned char file[TABLE_CHUNK * sizeof(Elf64_Phdr)];
+	_Alignas(8) unsigned char mem[TABLE_CHUNK * sizeof(Elf64_Phdr)];
+	size_t first, k;
+
+	for (first = 0; first < P->nphdrs_out; first += TABLE_CHUNK) {
+		size_t num = P->nphdrs_out - first < TABLE_CHUNK ?
+		    P->nphdrs_out - first : TABLE_CHUNK;
+		size_t bytes = num * L->phentsize;
+
+		for (k = 0; k < num; k++)
+			put_phdr(L, &P->phdrs_out[first + k], mem, k);
+		if (xlate(L, ELF_T_PHDR, file, mem, bytes, true) != 0)
+			return error_text(err, n, "libelf: %s", elf_errmsg(-1));
+		if (write_all(out, file, bytes, P->table_off +
+		    first * L->phentsize, err, n) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 int
@@ -507,8 +563,9 @@ rewrite_to_fd(int in, int out, const struct elf_layout *L,
 		return -1;
 	if (patch_ehdr(in, out, L, P, err, n) != 0)
 		return -1;
-	if (patch_table(in, L->phoff, out, P->new_phoff, L->nsegs, L->phentsize,
-	    ELF_T_PHDR, edit_phdr, L, P, err, n) != 0)
+	if (P->nsplit > 0 ? write_split_table(out, L, P, err, n) != 0 :
+	    patch_table(in, L->phoff, out, P->new_phoff, L->nsegs,
+	    L->phentsize, ELF_T_PHDR, edit_phdr, L, P, err, n) != 0)
 		return -1;
 	if (L->nsecs > 0 && patch_table(in, L->shoff, out, P->new_shoff,
 	    L->nsecs, L->shentsize, ELF_T_SHDR, edit_shdr, L, P, err, n) != 0)

@@ -180,9 +180,14 @@ plan_json(struct json *j, const struct elf_layout *L, const struct plan *P)
 		json_u64(j, "new_align_bytes", sp->new_align);
 		json_u64(j, "windows_after", sp->windows_after);
 		json_str(j, "verdict", verdict_code(sp->verdict));
+		if (sp->split_at != 0)
+			json_u64(j, "split_at", sp->split_at);
 		json_close(j);
 	}
 	json_close(j);
+	json_u64(j, "segments_split", P->nsplit);
+	if (P->nsplit > 0)
+		json_u64(j, "phdr_offset", P->table_off);
 }
 
 /* One line per file: what the rewrite did, or would do (-n). */
@@ -253,6 +258,52 @@ hex_width(const struct elf_layout *L, const struct plan *P)
 	return w;
 }
 
+/* The words for a split that did not happen (enum split_note). */
+static const char *
+split_note_text(enum split_note n)
+{
+	switch (n) {
+	case SPLIT_NO_TABLE_LOAD:
+		return "the program headers are not in the first PT_LOAD";
+	case SPLIT_NO_ROOM:
+		return "no room for a longer program header table in the last "
+		    "page of the first PT_LOAD";
+	case SPLIT_TOO_MANY:
+		return "the program header table would reach 65535 entries";
+	case SPLIT_NOT_ASKED:
+	case SPLIT_DONE:
+		break;
+	}
+	return "";
+}
+
+/* -v and -n: where each split falls, or why none does. */
+static void
+split_text(FILE *f, const struct elf_layout *L, const struct plan *P)
+{
+	size_t i;
+
+	if (P->split_note != SPLIT_DONE && P->split_note != SPLIT_NOT_ASKED) {
+		fprintf(f, "  not split (%zu segment%s would be; the layout "
+		    "stays congruent): %s\n", P->split_wanted,
+		    plural(P->split_wanted), split_note_text(P->split_note));
+		return;
+	}
+	for (i = 0; i < L->nsegs; i++)
+		if (P->segs[i].split_at != 0)
+			fprintf(f, "  split PT_LOAD %zu at 0x%" PRIx64 ": head "
+			    "0x%" PRIx64 "-0x%" PRIx64 " on base pages, body "
+			    "from 0x%" PRIx64 " (offset 0x%" PRIx64 ")\n", i,
+			    P->segs[i].split_at, L->segs[i].vaddr,
+			    P->segs[i].split_at, P->segs[i].split_at,
+			    P->segs[i].new_offset + P->segs[i].split_at -
+			    L->segs[i].vaddr);
+	if (P->nsplit > 0)
+		fprintf(f, "  program headers: %zu entries, moved to offset "
+		    "0x%" PRIx64 " (end of PT_LOAD %zu)\n", P->nphdrs_out,
+		    P->table_off, P->table_load);
+}
+
 void
 report_plan_table(FILE *f, const struct elf_layout *L, const struct plan *P)
 {
@@ -278,6 +329,7 @@ report_plan_table(FILE *f, const struct elf_layout *L, const struct plan *P)
 		    w, s->align, w, sp->new_align, sp->windows_after,
 		    verdict_text(sp->verdict));
 	}
+	split_text(f, L, P);
 }
 /* --- --report ------------------------------------------------------------ */
 
@@ -288,24 +340,28 @@ impact_text_segments(FILE *f, const struct elf_layout *L,
 	int w = hex_width(L, P);
 	size_t i;
 
-	fprintf(f, "  %-3s %-3s %-*s %-*s %8s %-*s %-8s %7s %7s  %s\n",
-	    "PH", "FLG", w + 2, "OFFSET", w + 2, "VADDR", "FILESZ", w + 2,
-	    "ALIGN", "ELIGIBLE", "WIN.NOW", "WIN.AFT", "KERNEL PATCH");
+	fprintf(f, "  %-3s %-3s %-*s %-*s %8s %-*s %-8s %7s %7s  %-12s %-6s "
+	    "%s\n", "PH", "FLG", w + 2, "OFFSET", w + 2, "VADDR", "FILESZ",
+	    w + 2, "ALIGN", "ELIGIBLE", "WIN.NOW", "WIN.AFT", "KERNEL PATCH",
+	    "GLIBC", "BIONIC");
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 		const struct seg_plan *sp = &P->segs[i];
 		char flags[4], size[16];
+		struct load_takers t;
 
 		if (s->type != PT_LOAD)
 			continue;
+		load_takers(L, s, pmd, LAYOUT_MIN_PAGE, &t);
 		flag_text(s->flags, flags);
 		format_size(size, sizeof(size), s->filesz);
 		fprintf(f, "  %-3zu %-3s 0x%0*" PRIx64 " 0x%0*" PRIx64 " %8s "
-		    "0x%0*" PRIx64 " %-8s %7" PRIu64 " %7" PRIu64 "  %s\n", i,
-		    flags, w, s->offset, w, s->vaddr, size, w, s->align,
-		    sp->verdict == SEG_ELIGIBLE ? "yes" : "no", sp->windows_now,
-		    sp->windows_after, kernel_patch_aligns(L, s, pmd) ?
-		    "aligns" : "-");
+		    "0x%0*" PRIx64 " %-8s %7" PRIu64 " %7" PRIu64 "  %-12s "
+		    "%-6s %s\n", i, flags, w, s->offset, w, s->vaddr, size, w,
+		    s->align, sp->verdict == SEG_ELIGIBLE ? "yes" : "no",
+		    sp->windows_now, sp->windows_after, t.kernel ? "aligns" :
+		    "-", !t.has_ld_so ? "static" : t.glibc ? "takes" : "-",
+		    t.bionic ? "takes" : "-");
 	}
 }
 
@@ -346,6 +402,7 @@ static void
 impact_json_segments(struct json *j, const struct elf_layout *L,
     const struct plan *P, uint64_t pmd)
 {
+	struct load_takers t;
 	size_t i;
 
 	json_array(j, "segments");
@@ -361,7 +418,11 @@ impact_json_segments(struct json *j, const struct elf_layout *L,
 		json_str(j, "verdict", verdict_code(sp->verdict));
 		json_u64(j, "windows_now", sp->windows_now);
 		json_u64(j, "windows_after", sp->windows_after);
-		json_bool(j, "kernel_patch_aligns", kernel_patch_aligns(L, s, pmd));
+		load_takers(L, s, pmd, LAYOUT_MIN_PAGE, &t);
+		json_bool(j, "kernel_patch_aligns", t.kernel);
+		json_bool(j, "glibc_elf_thp", t.glibc);
+		json_bool(j, "has_ld_so", t.has_ld_so);
+		json_bool(j, "bionic", t.bionic);
 		json_close(j);
 	}
 	json_close(j);

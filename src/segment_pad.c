@@ -503,12 +503,12 @@ summarise(const struct elf_layout *L, const struct plan_params *p,
 	P->base_aligned_after = load_base_aligned(L, P, P->huge_align,
 	    p->placed_by_offset);
 	P->changed = P->new_size != L->file_size || P->new_shoff != L->shoff ||
-	    P->new_phoff != L->phoff;
+	    P->new_phoff != L->phoff || P->nsplit > 0;
 	for (i = 0; i < L->nsegs; i++) {
 		const struct seg_desc *s = &L->segs[i];
 		const struct seg_plan *sp = &P->segs[i];
 		bool moved = sp->new_offset != s->offset ||
-		    sp->new_align != s->align;
+		    sp->new_align != s->align || sp->split_at != 0;
 
 		P->changed |= moved;
 		if (moved && s->type == PT_LOAD)
@@ -577,6 +577,8 @@ plan_steps(const struct elf_layout *L, const struct plan_params *p,
 		return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	if (!offsets_fit_class32(L, P))
 		return plan_fail(e, PLAN_TOO_BIG, 0, 0, P->new_size);
+	if (plan_split(L, p, P, e) != 0)
+		return -1;
 	summarise(L, p, P);
 	return 0;
 }
@@ -668,5 +670,6 @@ plan_free(struct plan *P)
 	free(P->sec_offset);
 	free(P->shifts);
 	free(P->extents);
+	free(P->phdrs_out);
 	memset(P, 0, sizeof(*P));
 }

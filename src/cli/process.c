@@ -291,6 +291,7 @@ file_params(struct job *j, struct plan_params *params)
 	if (plan_params_make(&r, params, &why) != 0)
 		return file_error(j, "%s: %s", machine_name(j->layout.machine),
 		    why);
+	params->split = j->o->start_layout;
 	return host_placement(j, params);
 }
 

@@ -5,6 +5,7 @@
  * findings that findings.c and compat.c computed, as text or JSON lines.
  * Only the wording is here.
  */
+#include <elf.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,7 +64,8 @@ fix_command(char *buf, size_t len, const struct options *o, const char *name,
 		if (o->align != 0)
 			snprintf(align, sizeof(align), " --align 0x%llx",
 			    (unsigned long long)o->align);
-		snprintf(buf, len, "elfthp-align%s%s%s -- %s", links, page, align,
+		snprintf(buf, len, "elfthp-align%s%s%s%s -- %s", links,
+		    o->start_layout ? " --layout start" : "", page, align,
 		    word);
 		break;
 	case FIX_PAGE_SIZE:
@@ -121,6 +123,12 @@ finding_message(char *buf, size_t len, const struct elf_layout *L,
 	case FINDING_ALIGN:
 		snprintf(buf, len, "PT_LOAD %zu: p_align 0x%" PRIx64 " is below "
 		    "0x%" PRIx64 " (the rewrite raises it)", i, f->have, f->want);
+		break;
+	case FINDING_START:
+		snprintf(buf, len, "PT_LOAD %zu: congruent, but starts at 0x%"
+		    PRIx64 ", not on a 0x%" PRIx64 " boundary (the rewrite "
+		    "splits it at 0x%" PRIx64 ")", i, f->have, f->modulus,
+		    f->want);
 		break;
 	case FINDING_PAGE_SHARED:
 		snprintf(buf, len, "PT_LOAD %zu: shares a 0x%" PRIx64 "-byte "
@@ -182,6 +190,55 @@ findings_json(struct json *j, const struct options *o, const char *name,
 	findings_json_split(j, o, name, L, fs, n, false);
 }
 
+/* The read-only PT_LOADs whose takers -v and JSON show. */
+static bool
+takers_shown(const struct seg_desc *s)
+{
+	return s->type == PT_LOAD && !(s->flags & PF_W) && s->filesz > 0;
+}
+
+/* -v: who makes each read-only PT_LOAD huge when it is loaded, as it is. */
+static void
+takers_text(FILE *f, const char *name, const struct elf_layout *L,
+    const struct plan *P)
+{
+	struct load_takers t;
+	size_t i;
+
+	for (i = 0; i < L->nsegs; i++) {
+		if (!takers_shown(&L->segs[i]))
+			continue;
+		load_takers(L, &L->segs[i], P->huge_align, LAYOUT_MIN_PAGE, &t);
+		fprintf(f, "%s: PT_LOAD %zu at 0x%" PRIx64 ": glibc.elf.thp %s, "
+		    "kernel patch %s, bionic %s\n", name, i, L->segs[i].vaddr,
+		    !t.has_ld_so ? "n/a (static: no ld.so)" : t.glibc ? "yes" :
+		    "no", t.kernel ? "yes" : "no", t.bionic ? "yes" : "no");
+	}
+}
+
+static void
+takers_json(struct json *j, const struct elf_layout *L, const struct plan *P)
+{
+	struct load_takers t;
+	size_t i;
+
+	json_array(j, "takers");
+	for (i = 0; i < L->nsegs; i++) {
+		if (!takers_shown(&L->segs[i]))
+			continue;
+		load_takers(L, &L->segs[i], P->huge_align, LAYOUT_MIN_PAGE, &t);
+		json_object(j, NULL);
+		json_u64(j, "segment", i);
+		json_u64(j, "vaddr", L->segs[i].vaddr);
+		json_bool(j, "has_ld_so", t.has_ld_so);
+		json_bool(j, "glibc_elf_thp", t.glibc);
+		json_bool(j, "kernel_patch", t.kernel);
+		json_bool(j, "bionic", t.bionic);
+		json_close(j);
+	}
+	json_close(j);
+}
+
 /* --check: a line per finding, and with -v the verdict (text); or one
  * object (JSON). */
 void
@@ -206,6 +263,8 @@ report_check(FILE *f, const struct options *o, const char *name,
 		}
 		if (total > n)
 			fprintf(f, "%s: and %zu more findings\n", name, total - n);
+		if (o->verbose > 0)
+			takers_text(f, name, L, P);
 		fixes_text(f, o, name, fs, n, cls == FILE_NOT_DONE);
 		return;
 	}
@@ -216,6 +275,7 @@ report_check(FILE *f, const struct options *o, const char *name,
 	json_u64(&j, "findings_total", total);
 	json_u64(&j, "windows_now", P->windows_now);
 	json_u64(&j, "windows_after", P->windows_after);
+	takers_json(&j, L, P);
 	json_end(&j);
 }
 

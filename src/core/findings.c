@@ -26,6 +26,7 @@ static const char *const code_names[] = {
 	[FINDING_PAGE_OFFSET] = "page-offset",
 	[FINDING_PAGE_ALIGN] = "page-align",
 	[FINDING_RELRO_END] = "relro-end",
+	[FINDING_START] = "start-unaligned",
 };
 
 const char *
@@ -47,6 +48,7 @@ finding_fix(enum finding_code c)
 	switch (c) {
 	case FINDING_OFFSET:
 	case FINDING_ALIGN:
+	case FINDING_START:
 		return FIX_REWRITE;
 	case FINDING_PAGE_OFFSET:
 	case FINDING_PAGE_ALIGN:
@@ -81,6 +83,14 @@ load_finding(const struct elf_layout *L, const struct plan *P, size_t i,
 	if (sp->verdict == SEG_PINNED) {
 		f->code = FINDING_PINNED;
 		f->have = s->offset;
+		f->modulus = sp->target;
+		return true;
+	}
+	if (sp->new_offset == s->offset && sp->new_align == s->align &&
+	    sp->split_at != 0) {
+		f->code = FINDING_START;
+		f->have = s->vaddr;
+		f->want = sp->split_at;
 		f->modulus = sp->target;
 		return true;
 	}

@@ -280,6 +280,46 @@ kernel_patch_aligns(const struct elf_layout *L, const struct seg_desc *s,
 	    s->filesz >= pmd && s->align < pmd;
 }
 
+/*
+ * glibc 2.44's glibc.elf.thp (_dl_segment_thp_eligible): a PT_LOAD mapped
+ * read-only (executable or not) whose page-rounded start and file offset
+ * are multiples of the THP size and whose page-rounded extent holds at
+ * least one; ld.so then asks MADV_HUGEPAGE for it.  A static program has
+ * no ld.so to ask (load_takers says so apart).
+ */
+static bool
+glibc_thp_takes(const struct seg_desc *s, uint64_t thp, uint64_t page)
+{
+	uint64_t start = s->vaddr / page * page, off = s->offset / page * page;
+	uint64_t end = (s->vaddr + s->filesz + page - 1) / page * page;
+
+	if (s->type != PT_LOAD || (s->flags & PF_W) || !(s->flags & PF_R))
+		return false;
+	return end - start >= thp && ((start | off) & (thp - 1)) == 0;
+}
+
+/* Who makes one PT_LOAD huge at load time, computed once for every report. */
+void
+load_takers(const struct elf_layout *L, const struct seg_desc *s,
+    uint64_t pmd, uint64_t page, struct load_takers *t)
+{
+	enum file_kind k = file_kind(L);
+	bool interp = false;
+	size_t i;
+
+	/* The reader notes PT_INTERP for ET_DYN only: look here. */
+	for (i = 0; i < L->nsegs; i++)
+		interp |= L->segs[i].type == PT_INTERP;
+	t->has_ld_so = k != KIND_STATIC_PIE &&
+	    !(k == KIND_EXECUTABLE && !interp);
+	/* No plan (a refused file): no PMD to judge by, nobody takes it. */
+	t->glibc = pmd != 0 && t->has_ld_so && glibc_thp_takes(s, pmd, page);
+	t->kernel = pmd != 0 && kernel_patch_aligns(L, s, pmd);
+	/* bionic: PF_X segments whose p_align is exactly 2 MiB. */
+	t->bionic = s->type == PT_LOAD && (s->flags & PF_X) &&
+	    s->align == 2 * MiB;
+}
+
 /* The words the report and JSON use for each kind. */
 const char *
 file_kind_name(enum file_kind k)

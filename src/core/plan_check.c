@@ -14,6 +14,7 @@
  */
 #include <elf.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "elfthp_core.h"
 #include "elfthp_util.h"
@@ -284,6 +285,145 @@ check_headers(const struct elf_layout *L, const struct plan *P,
 	return 0;
 }
 
+/*
+ * The split's table, checked against the input's headers, not against
+ * the planner's method: every input header comes out once, in order, as
+ * planned; a split PT_LOAD as two with its flags whose ranges cover
+ * exactly its own, the second starting on the target in both address
+ * and offset; the table itself inside the PT_LOAD that held it, in its
+ * last page, over no segment or section, and PT_PHDR naming it.
+ */
+static bool
+same_but_ranges(const struct seg_desc *a, const struct seg_desc *b)
+{
+	return a->type == b->type && a->flags == b->flags &&
+	    a->align == b->align && a->vaddr - a->offset == b->vaddr - b->offset;
+}
+
+static int
+check_pieces(const struct elf_layout *L, const struct plan *P, size_t i,
+    const struct seg_desc *out, struct plan_error *e)
+{
+	const struct seg_desc *s = &L->segs[i];
+	const struct seg_desc *h = &out[0], *b = &out[1];
+	uint64_t off = P->segs[i].new_offset, t = P->huge_align;
+
+	if (!same_but_ranges(h, b) || h->type != PT_LOAD ||
+	    h->flags != s->flags || h->vaddr != s->vaddr ||
+	    h->offset != off || h->filesz != h->memsz ||
+	    h->vaddr + h->memsz != b->vaddr || h->offset + h->filesz != b->offset)
+		return bad(e, "split pieces do not join", i);
+	if (h->filesz + b->filesz != s->filesz || h->memsz + b->memsz !=
+	    s->memsz || b->paddr - h->paddr != h->memsz)
+		return bad(e, "split pieces do not cover the segment", i);
+	if (b->vaddr % t != 0 || b->offset % t != 0 || h->memsz == 0 ||
+	    h->memsz >= t)
+		return bad(e, "split body not on the first window", i);
+	return 0;
+}
+
+static bool
+table_apart(const struct elf_layout *L, const struct plan *P, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD && i != P->table_load &&
+		    ranges_meet(P->table_off, len, P->segs[i].new_offset,
+		    L->segs[i].filesz))
+			return false;
+	for (i = 0; i < L->nsecs; i++)
+		if (L->secs[i].type != SHT_NOBITS &&
+		    L->secs[i].type != SHT_NULL && ranges_meet(P->table_off,
+		    len, P->sec_offset[i], L->secs[i].size))
+			return false;
+	return !ranges_meet(P->table_off, len, P->new_shoff,
+	    L->nsecs * L->shentsize) && !ranges_meet(P->table_off, len,
+	    P->new_phoff, L->nsegs * L->phentsize) &&
+	    within(P->table_off, len, P->new_size);
+}
+
+/* The holder grew over the table, in its last page, and nothing else. */
+static int
+check_table_home(const struct elf_layout *L, const struct plan_params *p,
+    const struct plan *P, const struct seg_desc *grown, uint64_t len,
+    struct plan_error *e)
+{
+	const struct seg_desc *s = &L->segs[P->table_load];
+	uint64_t end = P->segs[P->table_load].new_offset + s->filesz;
+	uint64_t pg = p->input_page, k;
+
+	if (P->table_off < end || P->table_off + len >
+	    (end + pg - 1) / pg * pg || !table_apart(L, P, len))
+		return bad(e, "program headers not in the last page of their "
+		    "PT_LOAD", P->table_load);
+	if (grown->offset + grown->filesz != P->table_off + len ||
+	    grown->filesz != grown->memsz)
+		return bad(e, "PT_LOAD does not end with the program headers",
+		    P->table_load);
+	for (k = 0; k < P->nphdrs_out; k++)
+		if (P->phdrs_out[k].type == PT_PHDR &&
+		    (P->phdrs_out[k].offset != P->table_off ||
+		    P->phdrs_out[k].filesz != len ||
+		    P->phdrs_out[k].vaddr - P->table_off !=
+		    s->vaddr - P->segs[P->table_load].new_offset))
+			return bad(e, "PT_PHDR does not name the program "
+			    "headers", k);
+	return 0;
+}
+
+/* One input header's entries in the split's table; *k moves past them. */
+static int
+check_entry(const struct elf_layout *L, const struct plan *P, size_t i,
+    size_t *k, const struct seg_desc **grown, struct plan_error *e)
+{
+	const struct seg_desc *o = &P->phdrs_out[*k];
+	struct seg_desc want = L->segs[i];
+	bool split = P->segs[i].split_at != 0;
+
+	want.offset = P->segs[i].new_offset;
+	want.align = P->segs[i].new_align;
+	if (*k + 1 + split > P->nphdrs_out)
+		return bad(e, "split table too short", i);
+	if (split && check_pieces(L, P, i, o, e) != 0)
+		return -1;
+	*k += 1 + split;
+	if (i == P->table_load) {
+		*grown = &P->phdrs_out[*k - 1];
+		want.filesz = o->filesz;	/* grown: check_table_home */
+		want.memsz = o->memsz;
+	}
+	if (split || want.type == PT_PHDR)
+		return 0;
+	if (memcmp(&want, o, sizeof(want)) != 0)
+		return bad(e, "split table changed a header", i);
+	return 0;
+}
+
+static int
+check_split(const struct elf_layout *L, const struct plan_params *p,
+    const struct plan *P, struct plan_error *e)
+{
+	const struct seg_desc *grown = NULL;
+	size_t i, k = 0, n = 0;
+
+	if (P->nsplit == 0)
+		return P->phdrs_out == NULL ? 0 :
+		    bad(e, "split table without a split", 0);
+	if (!p->split || P->table_load >= L->nsegs ||
+	    L->segs[P->table_load].type != PT_LOAD)
+		return bad(e, "split not asked for", 0);
+	for (i = 0; i < L->nsegs; i++) {
+		n += P->segs[i].split_at != 0;
+		if (check_entry(L, P, i, &k, &grown, e) != 0)
+			return -1;
+	}
+	if (k != P->nphdrs_out || n != P->nsplit || k >= PN_XNUM)
+		return bad(e, "split table has entries of its own", 0);
+	return check_table_home(L, p, P, grown,
+	    (uint64_t)P->nphdrs_out * L->phentsize, e);
+}
+
 int
 plan_verify(const struct elf_layout *L, const struct plan_params *p,
     const struct plan *P, struct plan_error *e)
@@ -303,7 +443,8 @@ plan_verify(const struct elf_layout *L, const struct plan_params *p,
 		if (s->type == PT_LOAD && check_load(L, p, P, i, e) != 0)
 			return -1;
 	}
-	if (check_load_ranges(L, P, e) != 0 || check_class32(L, P, e) != 0)
+	if (check_load_ranges(L, P, e) != 0 || check_class32(L, P, e) != 0 ||
+	    check_split(L, p, P, e) != 0)
 		return -1;
 	return check_sections(L, P, e);
 }

@@ -375,17 +375,21 @@ check_p_align() {
 # _masked FILE OUT: copy FILE to OUT with the ELF header and the program
 # header table zeroed; those are expected to change and are compared field
 # by field instead.
+# _masked FILE OUT [OTHER]: the same, and OTHER's program header table's
+# range zeroed too (a split file's table moves: both places are masked).
 _masked() {
-    local f=$1 out=$2 phoff phnum phent ehsize
-    eval "$(LC_ALL=C readelf -hW "$f" 2>/dev/null | awk -F: '
-        /Start of program headers/ { split($2, x, " "); print "phoff=" x[1] }
-        /Number of program headers/ { split($2, x, " "); print "phnum=" x[1] }
-        /Size of program headers/ { split($2, x, " "); print "phent=" x[1] }
-        /Size of this header/ { split($2, x, " "); print "ehsize=" x[1] }')"
+    local f=$1 out=$2 g phoff phnum phent ehsize
     cp "$f" "$out" || return 1
-    dd if=/dev/zero of="$out" bs=1 count="${ehsize:-0}" conv=notrunc status=none &&
-    dd if=/dev/zero of="$out" bs=1 seek="${phoff:-0}" \
-       count=$(( ${phnum:-0} * ${phent:-0} )) conv=notrunc status=none
+    for g in "$f" ${3:+"$3"}; do
+        eval "$(LC_ALL=C readelf -hW "$g" 2>/dev/null | awk -F: '
+            /Start of program headers/ { split($2, x, " "); print "phoff=" x[1] }
+            /Number of program headers/ { split($2, x, " "); print "phnum=" x[1] }
+            /Size of program headers/ { split($2, x, " "); print "phent=" x[1] }
+            /Size of this header/ { split($2, x, " "); print "ehsize=" x[1] }')"
+        dd if=/dev/zero of="$out" bs=1 count="${ehsize:-0}" conv=notrunc status=none &&
+        dd if=/dev/zero of="$out" bs=1 seek="${phoff:-0}" \
+           count=$(( ${phnum:-0} * ${phent:-0} )) conv=notrunc status=none || return 1
+    done
 }
 
 # check_segment_bytes ORIG NEW: everything but offsets and p_align is the
@@ -396,16 +400,33 @@ check_segment_bytes() {
     local orig=$1 new=$2 bad="" d
     d=$(mktemp -d "$WORK/bytes.XXXXXX")
 
-    # ELF header: all fields but the section header offset.
-    LC_ALL=C readelf -hW "$orig" 2>/dev/null | grep -v 'Start of \(section\|program\) headers' > "$d/h1"
-    LC_ALL=C readelf -hW "$new" 2>/dev/null | grep -v 'Start of \(section\|program\) headers' > "$d/h2"
+    # ELF header: all fields but the section header offset (and, for a
+    # split file, the program headers' number: compared merged below).
+    local split=no hold=""
+    [ -n "$(python3 "$LIB_DIR/phdrs.py" heads "$new")" ] && split=yes
+    LC_ALL=C readelf -hW "$orig" 2>/dev/null | grep -v 'Start of \(section\|program\) headers' |
+        { [ $split = yes ] && grep -v 'Number of program headers' || cat; } > "$d/h1"
+    LC_ALL=C readelf -hW "$new" 2>/dev/null | grep -v 'Start of \(section\|program\) headers' |
+        { [ $split = yes ] && grep -v 'Number of program headers' || cat; } > "$d/h2"
     cmp -s "$d/h1" "$d/h2" ||
         bad="$bad; ELF header differs: $(diff "$d/h1" "$d/h2" | grep '^[<>]' | tr '\n' ' ')"
 
-    # Program headers: fields other than offset and align.
-    elf_phdrs "$orig" > "$d/p1"; elf_phdrs "$new" > "$d/p2"
-    awk '{ print $1, $2, $4, $5, $6, $7, $8 }' "$d/p1" > "$d/pf1"
-    awk '{ print $1, $2, $4, $5, $6, $7, $8 }' "$d/p2" > "$d/pf2"
+    # Program headers: fields other than offset and align; a split
+    # PT_LOAD joined back (phdrs.py), and where the file was split, the
+    # moved table's PT_PHDR and the PT_LOAD grown over it compared by
+    # check_split instead.
+    elf_phdrs "$orig" > "$d/p1"; python3 "$LIB_DIR/phdrs.py" merged "$new" > "$d/p2"
+    if [ $split = yes ]; then
+        local phoff
+        phoff=$(LC_ALL=C readelf -hW "$new" | awk '/Start of program headers/ { print $5 }')
+        hold=$(awk -v p="$phoff" '$2 == "LOAD" && $3 <= p && p < $3 + $6 { print $1; exit }' "$d/p2")
+    fi
+    awk -v s=$split -v h="$hold" '{ if (s == "yes" && $2 == "PHDR") print $1, $2, $8;
+        else if (s == "yes" && $1 == h) print $1, $2, $4, $5, $8;
+        else print $1, $2, $4, $5, $6, $7, $8 }' "$d/p1" > "$d/pf1"
+    awk -v s=$split -v h="$hold" '{ if (s == "yes" && $2 == "PHDR") print $1, $2, $8;
+        else if (s == "yes" && $1 == h) print $1, $2, $4, $5, $8;
+        else print $1, $2, $4, $5, $6, $7, $8 }' "$d/p2" > "$d/pf2"
     [ -s "$d/pf1" ] || bad="$bad; no program headers in $orig"
     cmp -s "$d/pf1" "$d/pf2" ||
         bad="$bad; program header fields differ: $(diff "$d/pf1" "$d/pf2" | grep '^[<>]' | tr '\n' ' ')"
@@ -419,12 +440,13 @@ check_segment_bytes() {
         bad="$bad; section headers differ: $(diff "$d/s1" "$d/s2" | grep '^[<>]' | head -4 | tr '\n' ' ')"
 
     if [ -z "$bad" ]; then
-        _masked "$orig" "$d/m1" && _masked "$new" "$d/m2" ||
+        _masked "$orig" "$d/m1" && _masked "$new" "$d/m2" "$orig" ||
             { WHY="cannot make masked copies"; rm -rf "$d"; return 1; }
         # Segment bytes, program header by program header.
         local i t o1 o2 fs rest
         paste -d' ' "$d/p1" "$d/p2" | while read -r i t o1 _ _ fs _ _ _ _ _ o2 rest; do
             [ "$fs" -gt 0 ] || continue
+            [ $split = yes ] && [ "$t" = PHDR ] && continue
             cmp -s -i "$o1:$o2" -n "$fs" "$d/m1" "$d/m2" ||
                 echo "phdr $i ($t) bytes differ (0x$(printf %x "$o1") -> 0x$(printf %x "$o2"), 0x$(printf %x "$fs") bytes)"
         done > "$d/segbad"
@@ -446,21 +468,29 @@ check_segment_bytes() {
 }
 
 # check_only_align_changed ORIG NEW: same size, program headers equal but
-# for p_align, and every byte outside the program header table equal.
+# for p_align, and every byte outside the program header table equal.  A
+# split file (--layout start) is compared with its heads and bodies joined
+# (phdrs.py), its PT_PHDR and the PT_LOAD grown over the moved table left
+# to check_split's own checks, and both tables' places masked.
 check_only_align_changed() {
-    local orig=$1 new=$2 d s1 s2
+    local orig=$1 new=$2 d s1 s2 split=no
     s1=$(stat -c %s "$orig") s2=$(stat -c %s "$new")
     if [ "$s1" != "$s2" ]; then WHY="size changed: $s1 -> $s2"; return 1; fi
     d=$(mktemp -d "$WORK/align.XXXXXX")
-    elf_phdrs "$orig" | awk '{ $9 = ""; print }' > "$d/p1"
-    elf_phdrs "$new" | awk '{ $9 = ""; print }' > "$d/p2"
+    [ -n "$(python3 "$LIB_DIR/phdrs.py" heads "$new")" ] && split=yes
+    elf_phdrs "$orig" > "$d/r1"; python3 "$LIB_DIR/phdrs.py" merged "$new" > "$d/r2"
+    _norm_split_rows "$split" "$new" "$d/r1" > "$d/p1"
+    _norm_split_rows "$split" "$new" "$d/r2" > "$d/p2"
     if ! cmp -s "$d/p1" "$d/p2"; then
         WHY="program headers differ beyond p_align: $(diff "$d/p1" "$d/p2" | grep '^[<>]' | tr '\n' ' ')"
         rm -rf "$d"; return 1
     fi
-    # Zero the phdr table (and the ELF header, compared with readelf -h).
-    _masked "$orig" "$d/m1" && _masked "$new" "$d/m2"
-    LC_ALL=C readelf -hW "$orig" 2>/dev/null > "$d/h1"; LC_ALL=C readelf -hW "$new" 2>/dev/null > "$d/h2"
+    # Zero the phdr tables (and the ELF header, compared with readelf -h).
+    _masked "$orig" "$d/m1" "$new" && _masked "$new" "$d/m2" "$orig"
+    LC_ALL=C readelf -hW "$orig" 2>/dev/null |
+        { [ $split = yes ] && grep -v 'program headers' || cat; } > "$d/h1"
+    LC_ALL=C readelf -hW "$new" 2>/dev/null |
+        { [ $split = yes ] && grep -v 'program headers' || cat; } > "$d/h2"
     if ! cmp -s "$d/h1" "$d/h2"; then
         WHY="ELF header changed"; rm -rf "$d"; return 1
     fi
@@ -470,6 +500,22 @@ check_only_align_changed() {
     fi
     rm -rf "$d"
     return 0
+}
+
+# _norm_split_rows SPLIT NEW ROWS: elf_phdrs ROWS without p_align; where
+# SPLIT is yes, PT_PHDR's place and size and the sizes of the PT_LOAD that
+# holds NEW's table left out.
+_norm_split_rows() {
+    local hold="" phoff
+    if [ "$1" = yes ]; then
+        phoff=$(LC_ALL=C readelf -hW "$2" | awk '/Start of program headers/ { print $5 }')
+        hold=$(python3 "$LIB_DIR/phdrs.py" merged "$2" |
+            awk -v p="$phoff" '$2 == "LOAD" && $3 <= p && p < $3 + $6 { print $1; exit }')
+    fi
+    awk -v s="$1" -v h="$hold" '{ $9 = "";
+        if (s == "yes" && $2 == "PHDR") print $1, $2, $8;
+        else if (s == "yes" && $1 == h) print $1, $2, $3, $4, $5, $8;
+        else print }' "$3"
 }
 
 # _elflint FILE: eu-elflint messages with the file name replaced by FILE.
@@ -485,8 +531,16 @@ check_elflint() {
     if ! command -v eu-elflint >/dev/null; then
         WHY="eu-elflint not installed"; return 2
     fi
-    local new_msgs
-    new_msgs=$(comm -13 <(_elflint "$1") <(_elflint "$2"))
+    local new_msgs heads bodies
+    # A split cuts a section (.text) at the window: eu-elflint says it is
+    # "not fully contained" in the head, and where no executable section
+    # starts in the body, that the body "contains no executable sections".
+    # Those, for a head and its body, are the messages the split is
+    # allowed (docs/rewrite.md); any other is new.
+    heads=$(python3 "$LIB_DIR/phdrs.py" heads "$2" | paste -sd'|')
+    bodies=$(python3 "$LIB_DIR/phdrs.py" heads "$2" | awk '{ print $1 + 1 }' | paste -sd'|')
+    new_msgs=$(comm -13 <(_elflint "$1") <(_elflint "$2") |
+        { if [ -n "$heads" ]; then grep -Ev "^section \[ *[0-9]+\] '[^']*' not fully contained in segment of program header entry ($heads)\$|^loadable segment \[($bodies)\] is executable but contains no executable sections\$"; else cat; fi; })
     if [ -n "$new_msgs" ]; then
         WHY="new eu-elflint messages: $(echo "$new_msgs" | head -5 | tr '\n' ' ')"
         return 1

@@ -127,7 +127,21 @@ contrast() {
     fi
 }
 
-for name in gnu-pie lld-pie shared lld-shared; do
+# x_windows FILE: the 2 MiB windows of FILE's executable PT_LOADs (readelf).
+x_windows() {
+    local i t o v p fs ms fl al n=0
+    while read -r i t o v p fs ms fl al; do
+        [ "$t" = LOAD ] && case $fl in *E*) n=$((n + $(windows "$v" "$fs" "$TARGET"))) ;; esac
+    done < <(elf_phdrs "$1")
+    echo "$n"
+}
+
+# NAME:start: the same fixture rewritten with --layout start (split): the
+# page-cache step and the mapping must work for a head and a body as for
+# one segment, every window of the text PMD-mapped.
+for spec in gnu-pie lld-pie shared lld-shared gnu-pie:start lld-pie:start; do
+    name=${spec%%:*} layout=""
+    [ "$spec" = "$name" ] || layout=${spec#*:}
     if ! fixture_line "$name"; then
         skip "$name: huge pages" "fixture not built"
         continue
@@ -145,7 +159,8 @@ for name in gnu-pie lld-pie shared lld-shared; do
         fail "$name: copies on the tmpfs mounts" "cp failed"
         continue
     fi
-    run_tool "$na/$FX_FILE"
+    run_tool ${layout:+--layout "$layout"} "$na/$FX_FILE"
+    name=$spec
     if ! assert "$name: rewrite on tmpfs exits 0" tool_rc 0; then
         skip "$name: huge page checks" "the rewrite failed"
         continue
@@ -188,6 +203,12 @@ for name in gnu-pie lld-pie shared lld-shared; do
     contrast "$name" "its text PMD-mapped on tmpfs huge=always" pmd_mapped "$ox" "$nx"
     contrast "$name" "a 2 MiB aligned load base on tmpfs huge=never (a mount that aligns nothing)" \
         aligned "$vob" "$vnb"
+    if [ -n "$layout" ]; then
+        assert "$name: split (a head and a body on 2 MiB)" equals "heads" \
+            "$(python3 "$LIB_DIR/phdrs.py" heads "$NEW" | wc -l | awk '$1 > 0 { print "yes" }')" yes
+        assert "$name: every window of the text PMD-mapped" equals "text PMD-mapped kB" \
+            "$nx" "$(( $(x_windows "$NEW") * 2048 ))"
+    fi
     rm -rf "$oa" "$na" "$ov" "$nv"
 done
 

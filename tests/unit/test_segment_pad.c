@@ -592,6 +592,107 @@ test_first_load_with_bytes_stays(void **state)
 	assert_int_equal(f->P.segs[empty].new_offset, 0);
 }
 
+/*
+ * --layout start, GNU ld -z separate-code: R (headers) at 0, R E from
+ * 0x1000, congruent as linked.  The text is split at 2 MiB: a head
+ * [0x1000, 2M) and a body from 2M in address and offset; the table, one
+ * entry longer, goes after the first PT_LOAD, which grows over it, and
+ * PT_PHDR names it.  Nothing moves: the file keeps its size.
+ */
+static void
+test_split_gnu_ld_text(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, K(4) + M(8));
+	struct plan_params p = x86;
+	size_t phdr, r, text;
+	const struct seg_desc *o;
+
+	phdr = seg(f, PT_PHDR, PF_R, 64, 64, 3 * 56, 3 * 56, 8);
+	r = load(f, PF_R, 0, 0, 0x400);
+	text = load(f, PF_R | PF_X, K(4), K(4), M(8));
+	p.split = true;
+	plan_ok(f, &p);
+	assert_int_equal(f->P.nsplit, 1);
+	assert_int_equal(f->P.segs[text].split_at, M(2));
+	assert_int_equal(f->P.nphdrs_out, 4);
+	assert_int_equal(f->P.new_size, f->L.file_size);
+	assert_int_equal(f->P.table_off, 0x400);
+	o = f->P.phdrs_out;
+	assert_int_equal(o[phdr].offset, 0x400);
+	assert_int_equal(o[phdr].vaddr, 0x400);
+	assert_int_equal(o[phdr].filesz, 4 * 56);
+	assert_int_equal(o[r].filesz, 0x400 + 4 * 56);
+	assert_int_equal(o[2].vaddr, K(4));
+	assert_int_equal(o[2].memsz, M(2) - K(4));
+	assert_int_equal(o[3].vaddr, M(2));
+	assert_int_equal(o[3].offset, M(2));
+	assert_int_equal(o[3].filesz, M(8) + K(4) - M(2));
+	assert_true(f->P.changed);
+}
+
+/* Without --layout start the same file only has its p_align raised. */
+static void
+test_split_not_asked(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, K(4) + M(8));
+
+	seg(f, PT_PHDR, PF_R, 64, 64, 3 * 56, 3 * 56, 8);
+	load(f, PF_R, 0, 0, 0x400);
+	load(f, PF_R | PF_X, K(4), K(4), M(8));
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.nsplit, 0);
+	assert_null(f->P.phdrs_out);
+	assert_int_equal(f->P.split_note, SPLIT_NOT_ASKED);
+}
+
+/*
+ * No room: the first PT_LOAD fills its last page up to the next one's
+ * bytes.  Nothing is split, the plan says why, and the file stays
+ * congruent.
+ */
+static void
+test_split_no_room(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, K(4) + M(8));
+	struct plan_params p = x86;
+	size_t text;
+
+	seg(f, PT_PHDR, PF_R, 64, 64, 3 * 56, 3 * 56, 8);
+	load(f, PF_R, 0, 0, K(4) - 8);
+	text = load(f, PF_R | PF_X, K(4), K(4), M(8));
+	p.split = true;
+	plan_ok(f, &p);
+	assert_int_equal(f->P.nsplit, 0);
+	assert_int_equal(f->P.split_wanted, 1);
+	assert_int_equal(f->P.split_note, SPLIT_NO_ROOM);
+	assert_int_equal(f->P.segs[text].split_at, 0);
+	assert_int_equal(f->P.segs[text].new_align, M(2));
+}
+
+/* The check pass refuses a body one byte off the boundary. */
+static void
+test_split_off_boundary_refused(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, K(4) + M(8));
+	struct plan_params p = x86;
+	struct plan_error e;
+
+	seg(f, PT_PHDR, PF_R, 64, 64, 3 * 56, 3 * 56, 8);
+	load(f, PF_R, 0, 0, 0x400);
+	load(f, PF_R | PF_X, K(4), K(4), M(8));
+	p.split = true;
+	plan_ok(f, &p);
+	f->P.phdrs_out[2].filesz++;
+	f->P.phdrs_out[2].memsz++;
+	f->P.phdrs_out[3].vaddr++;
+	f->P.phdrs_out[3].paddr++;
+	f->P.phdrs_out[3].offset++;
+	f->P.phdrs_out[3].filesz--;
+	f->P.phdrs_out[3].memsz--;
+	assert_int_equal(plan_verify(&f->L, &p, &f->P, &e), -1);
+	assert_string_equal(e.detail, "split body not on the first window");
+}
+
 int
 main(void)
 {
@@ -600,6 +701,10 @@ main(void)
 		cmocka_unit_test(test_windows_arithmetic),
 		T(test_gnu_ld_layout_changes_only_p_align),
 		T(test_lld_layout_pads_text),
+		T(test_split_gnu_ld_text),
+		T(test_split_not_asked),
+		T(test_split_no_room),
+		T(test_split_off_boundary_refused),
 		T(test_shared_page_is_repeated),
 		T(test_segments_sharing_a_page_stay_apart),
 		T(test_aarch64_64k_layout),

@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# SPDX-FileCopyrightText: 2026 the elfthp-align authors
+# test_split.sh BUILDDIR - the start-aligned layout (--layout start): a
+# read-only PT_LOAD whose first 2 MiB window starts after its
+# p_vaddr is split there into a head and a body on 2 MiB, in address and
+# offset, with no byte moved for it (docs/rewrite.md).
+#
+# On each x86_64 fixture of tests/fixtures/build.sh (GNU ld PIE with
+# -z separate-code, GNU ld ET_EXEC, lld PIE and ET_EXEC, GNU ld and lld
+# shared libraries, a static PIE), rewritten with -o:
+#   - every eligible segment starts on 2 MiB or is a head before one that
+#     does (phdrs.py, its own ELF reader); the original, a cp and
+#     --layout congruent do not, and --check says so (start-unaligned);
+#   - readelf reads it without a warning; eu-elflint says nothing new but
+#     "not fully contained" for the section a head cuts;
+#   - the bytes at every address of every PT_LOAD are the original's
+#     (phdrs.py vaddr-bytes), and every segment's and section's bytes too;
+#   - it runs and prints what the original prints; /proc/PID/maps shows
+#     the original's ranges and permissions for the file, modulo the load
+#     base (head and body merge into one VMA);
+#   - gdb and addr2line name a function of the head and one of the body
+#     as they do in the original; the build ID is the original's;
+#   - the rewrite is idempotent (a second run: nothing to do);
+#   - llvm-strip keeps it start-aligned and running; a file stripped before
+#     the rewrite (the packaging order) is split and runs.
+# GNU strip and eu-strip after the split make files that do not run: the
+# test records it (docs/rewrite.md says it), so that a fixed binutils shows.
+. "$(dirname "$0")/lib.sh"
+need_builddir "$@"
+need_tool
+
+PHDRS=$LIB_DIR/phdrs.py
+
+tool_says() {
+    case "$T_OUT$T_ERR" in *"$1"*) return 0 ;; esac
+    WHY="the tool did not say [$1]: $(echo "$T_OUT$T_ERR" | head -3 | tr '\n' ' ')"; return 1
+}
+start_aligned() { WHY=$(python3 "$PHDRS" start-aligned "$1") || return 1; }
+same_vaddr_bytes() { WHY=$(python3 "$PHDRS" vaddr-bytes "$1" "$2") || return 1; }
+split_heads() { python3 "$PHDRS" heads "$1" | wc -l; }
+
+readelf_quiet() {
+    local err
+    err=$(LC_ALL=C readelf -aW "$1" 2>&1 >/dev/null)
+    [ -z "$err" ] || { WHY="readelf: $(echo "$err" | head -2 | tr '\n' ' ')"; return 1; }
+}
+
+# maps_of PID FILE: FILE's mappings, "start-base end-base perms offset".
+maps_of() { python3 "$PHDRS" maps "$1" "$2"; }
+
+# same_maps ORIG NEW [RUN...]: both held processes map their file alike.
+same_maps() {
+    local orig=$1 new=$2 m1 m2 lib=${3:-}
+    hold_start "$WORK/h1.out" "${MAIN_ORIG}" || return 1
+    m1=$(maps_of "$HOLD_PID" "$orig"); hold_stop
+    hold_start "$WORK/h2.out" "${MAIN_NEW}" || return 1
+    m2=$(maps_of "$HOLD_PID" "$new"); hold_stop
+    [ -n "$m1" ] || { WHY="no mapping of $orig"; return 1; }
+    # Ranges and permissions; the offsets are the rewrite's (padding).
+    m1=$(echo "$m1" | cut -d' ' -f1-3); m2=$(echo "$m2" | cut -d' ' -f1-3)
+    [ "$m1" = "$m2" ] || { WHY="maps differ: $(diff <(echo "$m1") <(echo "$m2") | grep '^[<>]' | tr '\n' ' ')"; return 1; }
+}
+
+# fn_in FILE LO HI: "ADDR NAME" of a function of FILE in [LO, HI).
+fn_in() { python3 "$PHDRS" fn-in "$1" "$2" "$3"; }
+
+# same_symbol ORIG NEW ADDR NAME: addr2line and gdb name ADDR alike.
+same_symbol() {
+    local a1 a2 g1 g2
+    a1=$(addr2line -f -e "$1" "$3" | head -1); a2=$(addr2line -f -e "$2" "$3" | head -1)
+    [ "$a1" = "$4" ] && [ "$a2" = "$4" ] ||
+        { WHY="addr2line: $a1 / $a2, want $4"; return 1; }
+    command -v gdb >/dev/null || { WHY="gdb not installed"; return 2; }
+    # gdb (BFD) warns that a section a head cuts is "outside of ELF
+    # segments" (docs/rewrite.md); what it resolves is compared.
+    g1=$(gdb -batch -nx -ex "info symbol 0x$3" -ex "x/8xb 0x$3" "$1" 2>/dev/null)
+    g2=$(gdb -batch -nx -ex "info symbol 0x$3" -ex "x/8xb 0x$3" "$2" 2>/dev/null)
+    case $g2 in "$4"*) ;; *) WHY="gdb: $(echo "$g2" | head -1)"; return 1 ;; esac
+    [ "$g1" = "$g2" ] || { WHY="gdb differs: $(diff <(echo "$g1") <(echo "$g2") | grep '^[<>]' | tr '\n' ' ')"; return 1; }
+}
+
+build_id() { LC_ALL=C readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3 }'; }
+
+# The head and body of the first split: "head_lo body_lo body_hi" (decimal).
+split_ranges() {
+    local h
+    h=$(python3 "$PHDRS" heads "$1" | sed -n 1p)
+    elf_phdrs "$1" | awk -v h="$h" '$1 == h { lo = $4 } $1 == h + 1 { print lo, $4, $4 + $7 }'
+}
+
+one_fixture() {
+    local name=$1 file=$2 main=$3 d=$WORK/$1 lo mid hi sym
+    mkdir -p "$d" && cp "$BUILD/$file" "$d/orig" || return
+    [ "$file" = "$main" ] || cp "$BUILD/$main" "$d/main-orig"
+    run_tool --layout start --no-warm -o "$d/new" "$d/orig"
+    assert "$name: rewritten (exit 0)" tool_rc 0
+    if [ "$(split_heads "$d/new")" -eq 0 ]; then
+        # Its eligible segments start on 2 MiB as linked (-z noseparate-code:
+        # the text PT_LOAD starts at 0): nothing to split.
+        assert "$name: nothing to split, start-aligned as linked" start_aligned "$d/new"
+        return
+    fi
+    assert "$name: every eligible segment starts on 2 MiB" start_aligned "$d/new"
+    assert_not "$name: control: the original does not" start_aligned "$d/orig"
+    run_tool --no-warm --layout congruent -o "$d/cong" "$d/orig"
+    assert_not "$name: control: --layout congruent does not" start_aligned "$d/cong"
+    run_tool --layout start --check -v "$d/cong"
+    assert "$name: --check on the congruent layout: exit 1" tool_rc 1
+    assert "$name: --check names the split" tool_says "congruent, but starts at"
+    run_tool --layout start --check "$d/orig"
+    assert "$name: --check on the original (what a cp gives): exit 1" tool_rc 1
+    run_tool --layout start --check -v "$d/new"
+    assert "$name: --check on the split: ready" tool_rc 0
+    case $name in
+        *static*) assert "$name: --check -v: no ld.so to take it" tool_says "n/a (static: no ld.so)" ;;
+        *) assert "$name: --check -v: glibc.elf.thp takes the body" tool_says "glibc.elf.thp yes" ;;
+    esac
+    run_tool --layout start --check -v "$d/cong"
+    case $name in
+        *static*) ;;
+        *) assert_not "$name: control: glibc.elf.thp takes no text of the congruent layout" \
+               tool_says "0x$(printf %x "$(split_ranges "$d/new" | cut -d' ' -f1)"): glibc.elf.thp yes" ;;
+    esac
+    run_tool --check "$d/new"
+    assert "$name: --check (congruent, the default) finds the split ready" tool_rc 0
+    assert "$name: split into heads and bodies" equals "split count" \
+        "$([ "$(split_heads "$d/new")" -ge 1 ] && echo yes)" yes
+    run_tool --layout start -n "$d/new"
+    case $T_OUT in
+        *"nothing to do"*|"$d/new: already aligned"*) pass "$name: a second rewrite has nothing to do" ;;
+        *) fail "$name: a second rewrite has nothing to do" "$(tool_said)" ;;
+    esac
+    assert "$name: readelf reads it without a warning" readelf_quiet "$d/new"
+    assert "$name: eu-elflint: nothing new" check_elflint "$d/orig" "$d/new"
+    assert "$name: the bytes at every address are the original's" same_vaddr_bytes "$d/orig" "$d/new"
+    assert_not "$name: control: a mutilated copy's are not" same_vaddr_bytes "$d/orig" "$d/mut"
+    assert "$name: segment and section bytes unchanged" check_segment_bytes "$d/orig" "$d/new"
+    assert "$name: build ID unchanged" equals "build ID" "$(build_id "$d/new")" "$(build_id "$d/orig")"
+    read -r lo mid hi < <(split_ranges "$d/new")
+    read -r sym_h name_h < <(fn_in "$d/orig" "$lo" "$mid")
+    read -r sym_b name_b < <(fn_in "$d/orig" "$mid" "$hi")
+    if [ -n "${sym_h:-}" ] && [ -n "${sym_b:-}" ]; then
+        assert "$name: the head's $name_h named alike" same_symbol "$d/orig" "$d/new" "$sym_h" "$name_h"
+        assert "$name: the body's $name_b named alike" same_symbol "$d/orig" "$d/new" "$sym_b" "$name_b"
+    else
+        skip "$name: gdb and addr2line" "no function symbol in the head or the body"
+    fi
+    if [ "$file" = "$main" ]; then
+        MAIN_ORIG=$d/orig MAIN_NEW=$d/new
+    else
+        mkdir -p "$d/o" "$d/n"
+        cp "$d/main-orig" "$d/o/$main"; cp "$d/orig" "$d/o/$file"
+        cp "$d/main-orig" "$d/n/$main"; cp "$d/new" "$d/n/$file"
+        MAIN_ORIG=$d/o/$main MAIN_NEW=$d/n/$main
+    fi
+    assert "$name: runs and prints the same" run_same "$MAIN_ORIG" "$MAIN_NEW"
+    if [ "$file" = "$main" ]; then
+        assert "$name: /proc/PID/maps: the same ranges and permissions" same_maps "$d/orig" "$d/new"
+    else
+        assert "$name: /proc/PID/maps: the same ranges and permissions" same_maps "$d/o/$file" "$d/n/$file"
+    fi
+    strip_checks "$name" "$d" "$file" "$main"
+}
+
+strip_checks() {
+    local name=$1 d=$2 file=$3 main=$4
+    [ "$file" = "$main" ] || return 0
+    if command -v llvm-strip >/dev/null; then
+        llvm-strip -o "$d/llvm-stripped" "$d/new"
+        assert "$name: llvm-strip keeps it start-aligned" start_aligned "$d/llvm-stripped"
+        assert "$name: llvm-strip: it runs and prints the same" run_same "$d/orig" "$d/llvm-stripped"
+    else
+        skip "$name: llvm-strip" "not installed"
+    fi
+    strip -o "$d/stripped-first" "$d/orig"
+    run_tool --layout start --no-warm "$d/stripped-first"
+    assert "$name: stripped, then rewritten: start-aligned" start_aligned "$d/stripped-first"
+    assert "$name: stripped, then rewritten: runs" run_same "$d/orig" "$d/stripped-first"
+    # GNU strip rewrites the program headers at offset 64 and drops a
+    # section two PT_LOADs share from both: the result does not run.
+    strip -o "$d/gnu-stripped" "$d/new" 2>/dev/null
+    assert_not "$name: GNU strip after the split breaks it (documented)" run_same "$d/orig" "$d/gnu-stripped"
+}
+
+# The mutilated copy for the negative control: one byte of the text flipped.
+mutilate() {
+    local d=$1 off
+    off=$(elf_phdrs "$d/new" | awk '$2 == "LOAD" && $8 ~ /E/ { print $3 + int($6 / 2); exit }')
+    cp "$d/new" "$d/mut"
+    printf '\x00' | cmp -s - <(dd if="$d/mut" bs=1 skip="$off" count=1 status=none) &&
+        printf '\x01' | dd of="$d/mut" bs=1 seek="$off" conv=notrunc status=none ||
+        printf '\x00' | dd of="$d/mut" bs=1 seek="$off" conv=notrunc status=none
+}
+
+if [ "$(uname -m)" != x86_64 ]; then
+    skip "split fixtures" "x86_64 fixtures only run on x86_64"
+    finish
+fi
+while read -r n a f m; do
+    [ "$a" = x86_64 ] || continue
+    # lld-nopie and gnu-noseparate add no case: the others cover ld and lld,
+    # ET_EXEC, PIE, static PIE and libraries (and time: 12 MiB each).
+    case $n in lld-nopie) continue ;; esac
+    mkdir -p "$WORK/$n"
+    # one_fixture reads $d/mut: make it from the rewrite first.
+    "$TOOL" -q --layout start --no-warm -o "$WORK/$n/new" "$BUILD/$f" && mutilate "$WORK/$n"
+    one_fixture "$n" "$f" "$m"
+done < "$BUILD/fixtures.txt"
+finish
