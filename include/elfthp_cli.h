@@ -15,6 +15,7 @@
 
 /* main.c: every option lives here. */
 #define MAX_JOBS ATOMIC_MAX_OPEN	/* -j: each worker holds one temp file */
+#define MAX_JOBS_ASKED 65536	/* -j takes up to this; above MAX_JOBS runs MAX_JOBS */
 enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
 	MODE_HOST, MODE_MEASURE };
 enum format { FORMAT_TEXT, FORMAT_JSON };

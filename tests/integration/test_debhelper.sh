@@ -196,9 +196,10 @@ assert_not "control: without the addon, dh_elfthp_align is not in the log" \
     log_has off "   dh_elfthp_align"
 
 # --- Build-Depends: dh-sequence-elfthp-align ----------------------------------------
+# parallel=96: more than the tool's 64 workers, passed through as -j 96.
 write_source on dh-sequence-elfthp-align ""
-build
-assert "Build-Depends dh-sequence-elfthp-align: dpkg-buildpackage exits 0" equals "exit" "$BRC" 0 ||
+build parallel=96
+assert "Build-Depends dh-sequence-elfthp-align, parallel=96: dpkg-buildpackage exits 0" equals "exit" "$BRC" 0 ||
     tail -20 "$WORK/on.log"
 assert "dh runs dh_dwz, dh_strip, dh_elfthp_align, dh_makeshlibs, dh_shlibdeps, dh_md5sums in this order" \
     in_order on dh_dwz dh_strip dh_elfthp_align dh_makeshlibs dh_shlibdeps dh_md5sums dh_builddeb

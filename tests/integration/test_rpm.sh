@@ -168,7 +168,8 @@ EOF
 }
 
 # build NAME [VENDOR]: rpmbuild -bb NAME.spec in a private topdir, with the
-# host's macro path and the installed macros and hook (macro_path); BRC,
+# host's macro path and the installed macros and hook (macro_path), on 96
+# CPUs (_smp_build_ncpus: more than the tool's 64 workers); BRC,
 # the log in $WORK/NAME.log, the payload extracted in $WORK/NAME.root.
 build() {
     local name=$1 top=$WORK/$1.top mp
@@ -176,7 +177,8 @@ build() {
     mkdir -p "$top/SOURCES" "$WORK/tmp" "$WORK/$name.root"
     cp "$SRC"/* "$top/SOURCES/"
     HOME=$WORK timeout 300 rpmbuild -bb --macros="$mp" --define "_topdir $top" \
-        --define "_tmppath $WORK/tmp" "$WORK/$name.spec" > "$WORK/$name.log" 2>&1
+        --define "_tmppath $WORK/tmp" --define "_smp_build_ncpus 96" \
+        "$WORK/$name.spec" > "$WORK/$name.log" 2>&1
     BRC=$?
     local rpmf; rpmf=$(ls "$top"/RPMS/*/*.rpm 2>/dev/null | head -1)
     [ -n "$rpmf" ] && (cd "$WORK/$name.root" && rpm2cpio "$rpmf" | cpio -idm --quiet)
