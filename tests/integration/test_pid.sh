@@ -552,5 +552,25 @@ few_fds() {
 }
 assert "ulimit -n 4: exit 2, EMFILE named, no status" few_fds
 
+# --- a refused pagemap: the reason fits the caller ---------------------------
+# As nobody: the owner rule.  As the root of a user namespace of its own
+# (unshare -U -r), root but not the host's: the kernel refuses, and the
+# message says why, not the owner rule (the control: the same root in the
+# host's namespace reads it).
+sleep 300 & SP=$! HELD="$HELD $!"
+if need "a refused pagemap as nobody" "setpriv not installed" command -v setpriv > /dev/null; then
+    err=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$TOOL" --pid "$SP" 2>&1 >/dev/null)
+    assert "--pid as nobody on root's process: the owner rule" equals "message" "$err" \
+        "elfthp-align: pid $SP: open /proc/$SP/pagemap: Permission denied (only the process's owner or root can read it)"
+fi
+if need "a refused pagemap as a user namespace's root" "unshare -U refused here" unshare -U -r true; then
+    err=$(unshare -U -r "$TOOL" --pid "$SP" 2>&1 >/dev/null); rc=$?
+    assert "--pid as a user namespace's root: exit 2, the namespace named, not the owner rule" \
+        equals "rc,message" "$rc,$(printf '%s\n' "$err" | grep -c "Permission denied (refused to root too: this root is a user namespace's (uid_map 0 0 1), with no rights over a process outside it)")" "2,1"
+    run_tool --pid "$SP"
+    assert "control: the host's root reads it" tool_rc 0
+fi
+kill "$SP" 2>/dev/null; wait "$SP" 2>/dev/null
+
 cleanup_hook
 finish
