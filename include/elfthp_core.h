@@ -553,6 +553,9 @@ struct warm_result {
 	char fs_type[32];
 	const char *fs_why;	/* WARM_NO_HUGE_FOLIOS: the fact behind it */
 	const char *fs_advice;	/* ... and what would help (fs_expect) */
+	bool cache_refused;	/* cachestat refused: the caller may not write
+				   the file (the kernel shows its page cache
+				   only to a user who may) */
 };
 uint64_t warm_not_huge(const struct warm_result *);
 

@@ -25,7 +25,9 @@
  * file ended (its enum file_class) is kept in the job, apart: a step that
  * went well says nothing about the file's verdict.
  */
-enum step { STEP_OK, STEP_STOP };
+/* STEP_STOP_LOOK: --report could not look at the page cache (the kernel
+ * shows it only to a user who may write the file): it goes on. */
+enum step { STEP_OK, STEP_STOP, STEP_STOP_LOOK };
 
 /* One file on its way through the passes. */
 struct job {
@@ -585,7 +587,13 @@ cache_step(struct job *j, int fd, const char *path,
 	    (q.states = *states = calloc(w.nranges + 1, 1)) == NULL)
 		c = file_error(j, "out of memory");
 	else if (warm_file(fd, path, &w, &q, &j->cache, j->msg,
-	    sizeof(j->msg)) != 0)
+	    sizeof(j->msg)) == 0)
+		;
+	/* --report goes on without the look: its rows are the model's. */
+	else if (look_only && j->o->mode == MODE_REPORT &&
+	    j->cache.cache_refused)
+		c = STEP_STOP_LOOK;
+	else
 		c = file_error(j, "%s%s", j->o->mode != MODE_REWRITE ? "" :
 		    j->new_fd >= 0 ? "the new file is in place, but the "
 		    "page-cache step: " : "page-cache step: ", j->msg);
@@ -593,6 +601,8 @@ cache_step(struct job *j, int fd, const char *path,
 		*nranges = w.nranges;
 	warm_plan_free(&w);
 	j->cache_done = c == STEP_OK;
+	if (c == STEP_STOP_LOOK)
+		c = STEP_OK;
 	return c;
 }
 
@@ -722,6 +732,10 @@ measure_own(struct job *j, const struct geometry *own,
 		free(states);
 		return STEP_STOP;
 	}
+	if (!j->cache_done) {		/* refused: the model's rows */
+		free(states);
+		return STEP_OK;
+	}
 	if (fs_expect_path(j->path, NULL, &e) == 0)
 		cv.fs_keeps_huge = e.write != TRI_NO || e.readahead != TRI_NO;
 	cv.states = states;
@@ -755,7 +769,8 @@ do_report(struct job *j)
 	free(after);
 	if (c == STEP_OK)
 		report_impact(j->out, j->o, j->name, &j->layout, &j->plan,
-		    own, imp, n, j->cache_done ? &j->cache : NULL);
+		    own, imp, n, j->cache_done || j->cache.cache_refused ?
+		    &j->cache : NULL);
 	return c;
 }
 
