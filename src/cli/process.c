@@ -266,12 +266,13 @@ page_size_for(const struct job *j)
  * nothing of the host.
  */
 static enum step
-host_placement(struct job *j, struct plan_params *params)
+host_placement(struct job *j, struct plan_params *params, bool check_too)
 {
 	uint64_t pmd;
 
 	params->placed_by_offset = false;
-	if (j->o->mode == MODE_CHECK || j->layout.machine != host_machine() ||
+	if ((j->o->mode == MODE_CHECK && !check_too) ||
+	    j->layout.machine != host_machine() ||
 	    file_kind(&j->layout) != KIND_SHARED_LIBRARY ||
 	    max_load_align(&j->layout, NULL) >= params->huge_align)
 		return STEP_OK;
@@ -296,7 +297,7 @@ file_params(struct job *j, struct plan_params *params)
 	if (plan_params_make(&r, params, &why) != 0)
 		return file_error(j, "%s: %s", machine_name(j->layout.machine),
 		    why);
-	return host_placement(j, params);
+	return host_placement(j, params, false);
 }
 
 /*
@@ -800,6 +801,11 @@ do_check(struct job *j)
 	}
 	n = readiness_findings(&j->layout, &j->plan, f, MAX_FINDINGS);
 	j->class = readiness_verdict(&j->plan);
+	/* -v: the windows now on this host too, as --report counts them. */
+	j->plan.windows_now_host = j->plan.windows_now;
+	if (j->o->verbose > 0 && host_placement(j, &params, true) == STEP_OK)
+		j->plan.windows_now_host = plan_windows_now(&j->layout,
+		    &j->plan, params.huge_align, params.placed_by_offset);
 	/* What the rewrite of the same run would leave: not done. */
 	if (j->class == FILE_NEEDS_REWRITE && j->st.st_nlink > 1 &&
 	    !links_complete(j))

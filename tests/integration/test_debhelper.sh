@@ -50,6 +50,9 @@ DEST=$WORK/dest
 out=$(make -s -C "$REPO_ROOT" install DESTDIR="$DEST" PREFIX=/usr SYSCONFDIR=/etc \
       UNITDIR=/lib/systemd/system 2>&1)
 assert "make install DESTDIR=...: exits 0" equals "exit" "$?:$out" "0:"
+# The tool under test ($ELFTHP_ALIGN: a mutant, an ASan build) is the one
+# the build runs.
+cp "$TOOL" "$DEST/usr/bin/elfthp-align"
 SEQ=$DEST/usr/share/perl5/Debian/Debhelper/Sequence/elfthp_align.pm
 [ -x "$DEST/usr/bin/dh_elfthp_align" ] && [ -f "$SEQ" ] ||
     { fail "installed: dh_elfthp_align and the sequence" "$(cd "$DEST" && find . -type f)"; finish; }

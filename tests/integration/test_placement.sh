@@ -81,6 +81,9 @@ aligned_host() {  # aligned_host DIR FS
     assert "$fs: --report: the rewrite costs no ASLR here" equals aslr_bits_lost "$(json_field aslr_bits_lost <<< "$out")" 0
     "$TOOL" --check -q "$lib" >/dev/null 2>&1; rc=$?
     assert "$fs: --check still asks for the rewrite (the file's own verdict)" rc_is "$rc" 1
+    out=$("$TOOL" --check -v "$lib" 2>&1)
+    assert "$fs: --check -v counts this host's $W windows now, as --report does" says "$out" \
+        "(windows: 0 now, $W on this host, whose file system aligns its base; "
     if grep -qa __asan_init "$TOOL"; then
         skip "$fs: under ulimit -v 65536" "AddressSanitizer reserves terabytes of address space at start"
     else

@@ -44,6 +44,9 @@ DEST=$WORK/dest
 out=$(make -s -C "$REPO_ROOT" install DESTDIR="$DEST" PREFIX=/usr SYSCONFDIR=/etc \
       UNITDIR=/lib/systemd/system 2>&1)
 assert "make install DESTDIR=...: exits 0" equals "exit" "$?:$out" "0:"
+# The tool under test ($ELFTHP_ALIGN: a mutant, an ASan build) is the one
+# the build runs.
+cp "$TOOL" "$DEST/usr/bin/elfthp-align"
 MACROS=$DEST/usr/lib/rpm/macros.d/macros.elfthp-align
 HOOK=$DEST/etc/rpm/macros.elfthp-align-hook
 BRP=$DEST/usr/share/elfthp-align/brp-elfthp-align
