@@ -15,6 +15,10 @@
 
 /* main.c: every option lives here. */
 #define MAX_JOBS ATOMIC_MAX_OPEN	/* -j: each worker holds one temp file */
+/* --report's page-cache columns where the kernel would not show the cache. */
+#define PAGE_CACHE_REFUSED "the kernel shows a file's page cache only to " \
+	"a user who may write it: HUGE.NOW and HUGE.AFT are the model's"
+#define MAX_JOBS_ASKED 65536	/* -j takes up to this; above MAX_JOBS runs MAX_JOBS */
 enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
 	MODE_HOST, MODE_MEASURE };
 enum format { FORMAT_TEXT, FORMAT_JSON };

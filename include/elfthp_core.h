@@ -177,6 +177,8 @@ struct plan {
 	size_t n_pinned;	/* SEG_PINNED: windows, but cannot move */
 	size_t first_pinned;	/* the first of them, by header index */
 	uint64_t windows_now;
+	uint64_t windows_now_host;	/* --check -v: plan_windows_now with
+					   this host's placement */
 	uint64_t windows_after;
 	bool base_aligned_now;	/* load_base_aligned() as the file is */
 	bool base_aligned_after;	/* the same, with the plan's p_align */
@@ -252,6 +254,11 @@ uint64_t plan_modulus(const struct seg_desc *, const struct seg_plan *,
 int layout_validate(const struct elf_layout *, struct plan_error *);
 
 /* segment_pad.c: the planner, over a layout that passed the door. */
+/* The windows a plan's file has at PMD-aligned addresses as it is, where
+ * the host places it by offset (placed_by_offset) or not: --report's and
+ * --check -v's one count. */
+uint64_t plan_windows_now(const struct elf_layout *, const struct plan *,
+    uint64_t target, bool placed_by_offset);
 int plan_build(const struct elf_layout *, const struct plan_params *,
     struct plan *, struct plan_error *);
 void plan_free(struct plan *);
@@ -637,6 +644,9 @@ struct warm_result {
 	char fs_type[32];
 	const char *fs_why;	/* WARM_NO_HUGE_FOLIOS: the fact behind it */
 	const char *fs_advice;	/* ... and what would help (fs_expect) */
+	bool cache_refused;	/* cachestat refused: the caller may not write
+				   the file (the kernel shows its page cache
+				   only to a user who may) */
 };
 uint64_t warm_not_huge(const struct warm_result *);
 

@@ -435,11 +435,16 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'v': o->verbose++; break;
 		case 'x': o->one_fs = true; break;
 		case 'j':
-			o->jobs = (unsigned)strtonum(optarg, 1, MAX_JOBS,
+			/*
+			 * A build's parallelism, passed through by a package
+			 * helper, may exceed the workers: more run MAX_JOBS,
+			 * as the default does on a machine with more CPUs.
+			 */
+			o->jobs = (unsigned)strtonum(optarg, 1, MAX_JOBS_ASKED,
 			    &errstr);
 			if (errstr != NULL)
 				usage_error("-j: '%s' is %s (1 to %d)",
-				    optarg, errstr, MAX_JOBS);
+				    optarg, errstr, MAX_JOBS_ASKED);
 			break;
 		case 'h': help(); exit(output_written(0));
 		case 'V':

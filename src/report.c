@@ -479,7 +479,10 @@ report_impact(FILE *f, const struct options *o, const char *name,
 		    "after %s", name, machine_name(L->machine), file_kind_name(file_kind(L)),
 		    own->name, P->base_aligned_now ? "yes" : "no",
 		    P->base_aligned_after ? "yes" : "no");
-		if (cache != NULL && cache->windows > 0)
+		if (cache != NULL && cache->cache_refused)
+			fprintf(f, "; page cache: unknown (%s)",
+			    PAGE_CACHE_REFUSED);
+		else if (cache != NULL && cache->windows > 0)
 			fprintf(f, "; page cache: %" PRIu64 " of %" PRIu64
 			    " windows huge now%s%s%s", cache->huge_before,
 			    cache->windows, cache->fs_type[0] ? " (" : "",
@@ -503,7 +506,9 @@ report_impact(FILE *f, const struct options *o, const char *name,
 	json_u64(&j, "alignment_bytes", P->huge_align);
 	json_bool(&j, "base_aligned_now", P->base_aligned_now);
 	json_bool(&j, "base_aligned_after", P->base_aligned_after);
-	if (cache != NULL) {
+	if (cache != NULL && cache->cache_refused)
+		json_str(&j, "page_cache_unknown", PAGE_CACHE_REFUSED);
+	else if (cache != NULL) {
 		json_object(&j, "page_cache");
 		warm_json_fields(&j, cache);
 		json_close(&j);

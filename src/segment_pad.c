@@ -137,6 +137,23 @@ choose_target(const struct seg_desc *s, bool pinned,
 	sp->target = p->fallback_align;
 }
 
+uint64_t
+plan_windows_now(const struct elf_layout *L, const struct plan *P,
+    uint64_t target, bool placed_by_offset)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	if (!load_base_aligned(L, NULL, target, placed_by_offset))
+		return 0;
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_LOAD && !(L->segs[i].flags & PF_W) &&
+		    P->segs[i].congruent_now)
+			n += windows_in(L->segs[i].vaddr, L->segs[i].filesz,
+			    target);
+	return n;
+}
+
 /* Decide eligibility and count windows before anything moves. */
 static void
 judge_loads(const struct elf_layout *L, const struct plan_params *p,

@@ -34,31 +34,47 @@ by_gain(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static bool
+same_file(const struct pid_row *a, const struct pid_row *b)
+{
+	return a->inode == b->inode && strcmp(a->dev, b->dev) == 0;
+}
+
 /* Rows that print as one line: the same file, status and huge windows. */
 static bool
 same_group(const struct pid_row *a, const struct pid_row *b)
 {
-	return a->inode == b->inode && strcmp(a->dev, b->dev) == 0 &&
-	    a->verdict.status == b->verdict.status &&
+	return same_file(a, b) && a->verdict.status == b->verdict.status &&
 	    a->verdict.rest == b->verdict.rest && a->facts.huge == b->facts.huge;
 }
 
-/* Each file once: its most huge bytes, its most missed, its fix. */
+/*
+ * Each file once, at its first row: its most huge bytes and its most
+ * missed over all its rows (a file mapped huge by one process and small
+ * by another may come first by gain in a small row); its fix per line.
+ */
 static void
-add_file(struct pid_summary *sum, const struct pid_row *rows, size_t from)
+add_file(struct pid_summary *sum, const struct pid_row *rows, size_t n,
+    size_t from)
 {
+	uint64_t huge = 0, missed = 0;
 	size_t i;
 
-	for (i = 0; i < from; i++)
-		if (rows[i].inode == rows[from].inode &&
-		    strcmp(rows[i].dev, rows[from].dev) == 0)
-			break;
-	if (i == from) {
-		sum->files++;
-		sum->huge_bytes += rows[from].verdict.huge_bytes;
-		sum->missed_bytes += rows[from].verdict.missed_bytes;
-	}
 	sum->fixes[rows[from].verdict.fix]++;
+	for (i = 0; i < from; i++)
+		if (same_file(&rows[i], &rows[from]))
+			return;
+	for (i = from; i < n; i++) {
+		if (!same_file(&rows[i], &rows[from]))
+			continue;
+		if (rows[i].verdict.huge_bytes > huge)
+			huge = rows[i].verdict.huge_bytes;
+		if (rows[i].verdict.missed_bytes > missed)
+			missed = rows[i].verdict.missed_bytes;
+	}
+	sum->files++;
+	sum->huge_bytes += huge;
+	sum->missed_bytes += missed;
 }
 
 static void
@@ -73,7 +89,7 @@ print_rows(const struct options *o, struct pid_scan *s,
 		for (j = i + 1; j < s->nrows && same_group(&s->rows[i],
 		    &s->rows[j]); j++)
 			;
-		add_file(sum, s->rows, i);
+		add_file(sum, s->rows, s->nrows, i);
 		/* --pid all: files with nothing to gain only with -v. */
 		if (o->pid_all && o->verbose == 0 &&
 		    s->rows[i].verdict.status == PID_NOTHING_TO_GAIN)

@@ -25,7 +25,9 @@
  * file ended (its enum file_class) is kept in the job, apart: a step that
  * went well says nothing about the file's verdict.
  */
-enum step { STEP_OK, STEP_STOP };
+/* STEP_STOP_LOOK: --report could not look at the page cache (the kernel
+ * shows it only to a user who may write the file): it goes on. */
+enum step { STEP_OK, STEP_STOP, STEP_STOP_LOOK };
 
 /* One file on its way through the passes. */
 struct job {
@@ -261,12 +263,13 @@ page_size_for(const struct job *j)
  * nothing of the host.
  */
 static enum step
-host_placement(struct job *j, struct plan_params *params)
+host_placement(struct job *j, struct plan_params *params, bool check_too)
 {
 	uint64_t pmd;
 
 	params->placed_by_offset = false;
-	if (j->o->mode == MODE_CHECK || j->layout.machine != host_machine() ||
+	if ((j->o->mode == MODE_CHECK && !check_too) ||
+	    j->layout.machine != host_machine() ||
 	    file_kind(&j->layout) != KIND_SHARED_LIBRARY ||
 	    max_load_align(&j->layout, NULL) >= params->huge_align)
 		return STEP_OK;
@@ -292,7 +295,7 @@ file_params(struct job *j, struct plan_params *params)
 		return file_error(j, "%s: %s", machine_name(j->layout.machine),
 		    why);
 	params->split = j->o->start_layout;
-	return host_placement(j, params);
+	return host_placement(j, params, false);
 }
 
 /*
@@ -568,7 +571,13 @@ cache_step(struct job *j, int fd, const char *path,
 	    (q.states = *states = calloc(w.nranges + 1, 1)) == NULL)
 		c = file_error(j, "out of memory");
 	else if (warm_file(fd, path, &w, &q, &j->cache, j->msg,
-	    sizeof(j->msg)) != 0)
+	    sizeof(j->msg)) == 0)
+		;
+	/* --report goes on without the look: its rows are the model's. */
+	else if (look_only && j->o->mode == MODE_REPORT &&
+	    j->cache.cache_refused)
+		c = STEP_STOP_LOOK;
+	else
 		c = file_error(j, "%s%s", j->o->mode != MODE_REWRITE ? "" :
 		    j->new_fd >= 0 ? "the new file is in place, but the "
 		    "page-cache step: " : "page-cache step: ", j->msg);
@@ -576,6 +585,8 @@ cache_step(struct job *j, int fd, const char *path,
 		*nranges = w.nranges;
 	warm_plan_free(&w);
 	j->cache_done = c == STEP_OK;
+	if (c == STEP_STOP_LOOK)
+		c = STEP_OK;
 	return c;
 }
 
@@ -705,6 +716,10 @@ measure_own(struct job *j, const struct geometry *own,
 		free(states);
 		return STEP_STOP;
 	}
+	if (!j->cache_done) {		/* refused: the model's rows */
+		free(states);
+		return STEP_OK;
+	}
 	if (fs_expect_fd(j->fd, &e) == 0)
 		cv.fs_keeps_huge = e.write != TRI_NO || e.readahead != TRI_NO;
 	cv.states = states;
@@ -738,7 +753,8 @@ do_report(struct job *j)
 	free(after);
 	if (c == STEP_OK)
 		report_impact(j->out, j->o, j->name, &j->layout, &j->plan,
-		    own, imp, n, j->cache_done ? &j->cache : NULL);
+		    own, imp, n, j->cache_done || j->cache.cache_refused ?
+		    &j->cache : NULL);
 	return c;
 }
 
@@ -768,6 +784,11 @@ do_check(struct job *j)
 	}
 	n = readiness_findings(&j->layout, &j->plan, f, MAX_FINDINGS);
 	j->class = readiness_verdict(&j->plan);
+	/* -v: the windows now on this host too, as --report counts them. */
+	j->plan.windows_now_host = j->plan.windows_now;
+	if (j->o->verbose > 0 && host_placement(j, &params, true) == STEP_OK)
+		j->plan.windows_now_host = plan_windows_now(&j->layout,
+		    &j->plan, params.huge_align, params.placed_by_offset);
 	/* What the rewrite of the same run would leave: not done. */
 	if (j->class == FILE_NEEDS_REWRITE && j->st.st_nlink > 1 &&
 	    !links_complete(j))

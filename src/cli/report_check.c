@@ -252,7 +252,14 @@ report_check(FILE *f, const struct options *o, const char *name,
 
 	if (o->format == FORMAT_TEXT) {
 		/* -v: a verdict for every file, as --compat gives. */
-		if (o->verbose > 0)
+		if (o->verbose > 0 && P->windows_now_host != P->windows_now)
+			fprintf(f, "%s: %s (windows: %ju now, %ju on this host, "
+			    "whose file system aligns its base; %ju after the "
+			    "rewrite)\n", name, class_text(cls),
+			    (uintmax_t)P->windows_now,
+			    (uintmax_t)P->windows_now_host,
+			    (uintmax_t)P->windows_after);
+		else if (o->verbose > 0)
 			fprintf(f, "%s: %s (windows: %ju now, %ju after the "
 			    "rewrite)\n", name, class_text(cls),
 			    (uintmax_t)P->windows_now,

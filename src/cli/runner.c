@@ -646,11 +646,12 @@ struct tally {
 	size_t by_class[FILE_ERROR + 1];
 };
 
+/* The progress line: on a terminal, for more than one file, never with -q. */
 static void
-print_in_order(struct work *w, struct tally *t)
+print_in_order(struct work *w, const struct options *o, struct tally *t)
 {
-	struct progress p = { isatty(STDERR_FILENO) && w->n > 1, false,
-		now_s(), 0 };
+	struct progress p = { !o->quiet && isatty(STDERR_FILENO) && w->n > 1,
+		false, now_s(), 0 };
 	size_t i;
 
 	for (i = 0; i < w->n; i++) {
@@ -857,7 +858,7 @@ run_all(char **args, size_t nargs, size_t nnamed, const struct options *o)
 			started++;
 	if (started == 0 && w.n > 0)
 		worker(&w);
-	print_in_order(&w, &t);
+	print_in_order(&w, o, &t);
 	for (k = 0; k < started; k++)
 		pthread_join(threads[k], NULL);
 	if (o->mode == MODE_CHECK || (o->mode == MODE_WARM && w.n > 1))

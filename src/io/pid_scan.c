@@ -685,17 +685,83 @@ measure_files(struct scan *s, struct proc *p, struct proc_error *pe)
 	return 0;
 }
 
+/* The first line of a small file under /proc or /sys, or "" */
+static void
+read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f != NULL) {
+		if (fgets(buf, (int)len, f) == NULL)
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/*
+ * Why the kernel refused to show /proc/PID/FILE: to anyone but root, the
+ * owner rule; to root, what the kernel's own settings say (Yama's
+ * ptrace_scope 3, another user namespace), else that the cause is not
+ * known here (a security module, lockdown).
+ */
+static void
+denied_why(const char *file, char *buf, size_t len)
+{
+	char ours[64], theirs[64], path[64], scope[16], map[96];
+	long pid = strtol(file + strlen("/proc/"), NULL, 10);
+	unsigned long in, out, count;
+	ssize_t n, m;
+
+	if (geteuid() != 0) {
+		snprintf(buf, len, "only the process's owner or root can "
+		    "read it");
+		return;
+	}
+	read_line("/proc/sys/kernel/yama/ptrace_scope", scope, sizeof(scope));
+	if (strcmp(scope, "3") == 0) {
+		snprintf(buf, len, "refused to root too: Yama's "
+		    "kernel.yama.ptrace_scope is 3, no process may read "
+		    "another's memory map");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/ns/user", pid);
+	n = readlink("/proc/self/ns/user", ours, sizeof(ours) - 1);
+	m = readlink(path, theirs, sizeof(theirs) - 1);
+	read_line("/proc/self/uid_map", map, sizeof(map));
+	if (sscanf(map, "%lu %lu %lu", &in, &out, &count) == 3 &&
+	    !(in == 0 && out == 0 && count == 4294967295UL)) {
+		snprintf(buf, len, "refused to root too: this root is a user "
+		    "namespace's (uid_map %lu %lu %lu), with no rights over a "
+		    "process outside it", in, out, count);
+		return;
+	}
+	if (n > 0 && m > 0 && (n != m || memcmp(ours, theirs, (size_t)n))) {
+		snprintf(buf, len, "refused to root too: the process is in "
+		    "another user namespace (%.*s)", (int)m, theirs);
+		return;
+	}
+	snprintf(buf, len, "refused to root too, for a cause not known "
+	    "here: a security module (AppArmor, SELinux), kernel lockdown "
+	    "or a user namespace");
+}
+
 static void
 error_message(char *buf, size_t len, const struct proc_error *pe)
 {
+	char why[160] = "";
+
+	if (pe->err == EACCES || pe->err == EPERM)
+		denied_why(pe->file, why, sizeof(why));
 	if (pe->detail[0] != '\0')
 		snprintf(buf, len, "%s: %s", pe->file, pe->detail);
 	else if (pe->err == 0)
 		snprintf(buf, len, "%s %s: short read", pe->call, pe->file);
 	else
-		snprintf(buf, len, "%s %s: %s%s", pe->call, pe->file,
-		    strerror(pe->err), pe->err == EACCES || pe->err == EPERM ?
-		    " (only the process's owner or root can read it)" : "");
+		snprintf(buf, len, "%s %s: %s%s%s%s", pe->call, pe->file,
+		    strerror(pe->err), why[0] ? " (" : "", why,
+		    why[0] ? ")" : "");
 }
 
 /* PF_EXITING (include/linux/sched.h), in /proc/PID/stat's flags: the

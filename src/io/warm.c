@@ -910,6 +910,8 @@ out:
 		pc_view_close(&c.v);
 	if (c.st.st_ino != 0 && changed_under(&c, err, n))
 		return -1;
+	r->cache_refused = rc != 0 && c.fail == EPERM &&
+	    strcmp(c.fail_what, "cachestat") == 0;
 	if (rc != 0)
 		error_text(err, n, "could not look: %s: %s (no verdict on huge "
 		    "pages)%s", c.fail_what, strerror(c.fail),

@@ -37,6 +37,7 @@
 #   (no .debug_info), log_has NAME TEXT ($WORK/NAME.log holds TEXT)
 # Scratch space and cleanup
 #   $WORK                a scratch directory, removed at exit
+#   path_without_tool [DIRS]  a PATH of DIRS' commands without elfthp-align
 #   fresh [SRC]          new $WORK/fN with a copy of SRC (default $FX) as
 #                        "prog": sets D, F, SAVED (a copy), L (listing)
 #   fresh_dir            new empty $WORK/fN: sets D
@@ -164,6 +165,25 @@ _lib_cleanup() {
 }
 trap _lib_cleanup EXIT
 trap 'exit 130' INT TERM
+
+# path_without_tool [DIRS]: prints a PATH of its own, $WORK/nopath, with a
+# link to every command of DIRS (colon-separated, default $PATH) but
+# elfthp-align: a control where the tool is nowhere must not find a copy
+# installed on the host (/usr/bin/elfthp-align of the package).
+path_without_tool() {
+    local d=$WORK/nopath dir f
+    if [ ! -d "$d" ]; then
+        mkdir -p "$d"
+        local IFS=:
+        for dir in ${1:-$PATH}; do
+            for f in "$dir"/*; do
+                [ "${f##*/}" = elfthp-align ] && continue
+                [ -x "$f" ] && [ ! -e "$d/${f##*/}" ] && ln -s "$f" "$d/${f##*/}"
+            done
+        done
+    fi
+    printf '%s' "$d"
+}
 
 # --- arguments and prerequisites -----------------------------------------
 

@@ -79,6 +79,17 @@ for t in cc cmake meson ninja pkg-config; do
     finish
 done
 
+# CMake finds the package only where the test says: the host's own copies
+# (a package of this tool installed in /usr or /usr/local, which CMake
+# searches through its system prefixes and PATH) are ignored.
+ign=
+for p in /usr /usr/local; do
+    for d in share/cmake lib/cmake "lib/$(gcc -print-multiarch 2>/dev/null)/cmake"; do
+        ign="$ign${ign:+;}$p/$d/ElfthpAlign"
+    done
+done
+HERMETIC=("-DCMAKE_IGNORE_PATH=$ign" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+
 # --- a DESTDIR install of this tree, and the control's copy ------------------
 DEST=$WORK/dest STAGE=$WORK/dest/usr/local
 make -s -C "$REPO_ROOT" install DESTDIR="$DEST" > "$WORK/install.log" 2>&1
@@ -105,7 +116,7 @@ EOF
 # path; logs in $WORK/NAME.*.log; sets CRC (configure), BRC, IRC.
 cmake_example() {
     local n=$1 root=$2; shift 2
-    cmake -S "$CM_SRC" -B "$WORK/$n" -DCMAKE_PREFIX_PATH="$root/usr/local" \
+    cmake -S "$CM_SRC" -B "$WORK/$n" "${HERMETIC[@]}" -DCMAKE_PREFIX_PATH="$root/usr/local" \
         -DCMAKE_INSTALL_PREFIX=/opt/ex "$@" > "$WORK/$n.conf.log" 2>&1; CRC=$?
     cmake --build "$WORK/$n" > "$WORK/$n.build.log" 2>&1; BRC=$?
     DESTDIR=$WORK/$n-inst cmake --install "$WORK/$n" > "$WORK/$n.inst.log" 2>&1; IRC=$?
@@ -132,7 +143,7 @@ assert "cmake: cmake --install --strip exits 0" ok_rc "$?" "$WORK/cm.strip.log"
 assert "cmake: ... and the stripped prog is ready" checks_ready "$WORK/cm-strip/opt/ex/bin/prog"
 assert_not "cmake: ... (it was stripped)" same_file "$WORK/cm/prog" "$WORK/cm-strip/opt/ex/bin/prog"
 # Where CMake would relink at install (no POST_BUILD step then), it says so.
-cmake -S "$CM_SRC" -B "$WORK/cm-relink" -DCMAKE_PREFIX_PATH="$STAGE" \
+cmake -S "$CM_SRC" -B "$WORK/cm-relink" "${HERMETIC[@]}" -DCMAKE_PREFIX_PATH="$STAGE" \
     -DCMAKE_NO_BUILTIN_CHRPATH=ON > "$WORK/cm-relink.log" 2>&1
 assert "cmake: CMAKE_NO_BUILTIN_CHRPATH: a warning that install relinks without the step" \
     has_text "$WORK/cm-relink.log" "CMAKE_NO_BUILTIN_CHRPATH makes CMake relink at install"
@@ -146,7 +157,7 @@ assert "cmake: ... and prog is ready" checks_ready "$WORK/cm/prog"
 # The package without its tool: not found, saying where it looked.
 mkdir -p "$WORK/notool/usr/local/share"
 cp -r "$STAGE/share/cmake" "$WORK/notool/usr/local/share/"
-cmake -S "$CM_SRC" -B "$WORK/cm-notool" -DCMAKE_PREFIX_PATH="$WORK/notool/usr/local" \
+PATH=$(path_without_tool) cmake -S "$CM_SRC" -B "$WORK/cm-notool" "${HERMETIC[@]}" -DCMAKE_PREFIX_PATH="$WORK/notool/usr/local" \
     > "$WORK/cm-notool.log" 2>&1
 assert_not "cmake, package without its tool: configure fails" ok_rc "$?" "$WORK/cm-notool.log"
 assert "cmake, package without its tool: the message names the directory" has_text \

@@ -112,10 +112,10 @@ else
     fi
     # Next to itself: a copy of the wrapper beside the tool, PATH without it.
     cp "$LINK" "$W/bin/elfthp-link"
-    (cd "$W" && ELFTHP_ALIGN= PATH=/usr/bin:/bin "$W/bin/elfthp-link" $LDARGS -o beside) > "$W/log" 2>&1
+    (cd "$W" && ELFTHP_ALIGN= PATH=$(path_without_tool /usr/bin:/bin) "$W/bin/elfthp-link" $LDARGS -o beside) > "$W/log" 2>&1
     assert "wrapper beside the tool, not in PATH: aligned" aligned_and_runs "$W/beside"
     # Failures: never exit 0 with an unaligned output.
-    (cd "$W" && ELFTHP_ALIGN= PATH=/usr/bin:/bin "$LINK" $LDARGS -o nofind) > "$W/log" 2>&1
+    (cd "$W" && ELFTHP_ALIGN= PATH=$(path_without_tool /usr/bin:/bin) "$LINK" $LDARGS -o nofind) > "$W/log" 2>&1
     assert "wrapper, tool nowhere: non-zero exit" equals "exit" "$(( $? != 0 ))" 1
     assert "wrapper, tool nowhere: says so" equals "message" \
         "$(grep -c 'elfthp-align not found' "$W/log")" 1

@@ -55,6 +55,30 @@ for mode in "" --check --warm --report; do
         "$(printf '%s\n' "$T_ERR" | head -1)" "elfthp-align: $WORK/dir: is a directory (give -r to walk it)"
 done
 
+# -j above the workers (64): a package build's parallelism passed through
+# (DEB_BUILD_OPTIONS=parallel=96, _smp_build_ncpus 96) runs 64 at once.
+cp "$LLD" "$WORK/j96"
+run_tool -j 96 --check "$WORK/j96" "$LLD"
+assert "-j 96: runs (at most 64 at once), exit 1 for the unaligned file" tool_rc 1
+run_tool -j 65536 -n "$WORK/j96"
+assert "-j 65536: runs" tool_rc 0
+run_tool -j 65537 -n "$WORK/j96"
+assert "-j 65537: a usage error (2), saying the range" equals "rc,message" "$T_RC,$T_ERR" \
+    "2,elfthp-align: -j: '65537' is too large (1 to 65536)"
+
+# The progress line is drawn only on a terminal (script(1) gives one), and
+# never with -q.
+if need "the progress line on a terminal" "script(1) not installed" command -v script > /dev/null; then
+    cp "$LLD" "$WORK/p1" && cp "$LLD" "$WORK/p2"
+    script -qec "'$TOOL' --check '$WORK/p1' '$WORK/p2' '$LLD'" /dev/null > "$WORK/tty.out" 2>&1
+    assert "on a terminal: the progress line (the control)" equals "progress lines" \
+        "$(grep -c 'files/s' "$WORK/tty.out")" 1
+    script -qec "'$TOOL' --check -q '$WORK/p1' '$WORK/p2' '$LLD'" /dev/null > "$WORK/tty.out" 2>&1
+    assert "on a terminal, -q: no progress line" equals "progress lines" \
+        "$(grep -c 'files/s' "$WORK/tty.out")" 0
+    assert "on a terminal, -q: the findings still" equals "findings" "$(( $(grep -c "^$WORK/p1: " "$WORK/tty.out") > 0 ))" 1
+fi
+
 cp "$LLD" "$WORK/ready" && "$TOOL" -q "$WORK/ready"
 run_tool --check -q "$WORK/ready"
 assert "--check -q on a ready file: exit 0, prints nothing" equals "output" "$T_RC:$T_OUT" "0:"

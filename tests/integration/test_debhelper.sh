@@ -50,6 +50,9 @@ DEST=$WORK/dest
 out=$(make -s -C "$REPO_ROOT" install DESTDIR="$DEST" PREFIX=/usr SYSCONFDIR=/etc \
       UNITDIR=/lib/systemd/system 2>&1)
 assert "make install DESTDIR=...: exits 0" equals "exit" "$?:$out" "0:"
+# The tool under test ($ELFTHP_ALIGN: a mutant, an ASan build) is the one
+# the build runs.
+cp "$TOOL" "$DEST/usr/bin/elfthp-align"
 SEQ=$DEST/usr/share/perl5/Debian/Debhelper/Sequence/elfthp_align.pm
 [ -x "$DEST/usr/bin/dh_elfthp_align" ] && [ -f "$SEQ" ] ||
     { fail "installed: dh_elfthp_align and the sequence" "$(cd "$DEST" && find . -type f)"; finish; }
@@ -196,9 +199,10 @@ assert_not "control: without the addon, dh_elfthp_align is not in the log" \
     log_has off "   dh_elfthp_align"
 
 # --- Build-Depends: dh-sequence-elfthp-align ----------------------------------------
+# parallel=96: more than the tool's 64 workers, passed through as -j 96.
 write_source on dh-sequence-elfthp-align ""
-build
-assert "Build-Depends dh-sequence-elfthp-align: dpkg-buildpackage exits 0" equals "exit" "$BRC" 0 ||
+build parallel=96
+assert "Build-Depends dh-sequence-elfthp-align, parallel=96: dpkg-buildpackage exits 0" equals "exit" "$BRC" 0 ||
     tail -20 "$WORK/on.log"
 assert "dh runs dh_dwz, dh_strip, dh_elfthp_align, dh_makeshlibs, dh_shlibdeps, dh_md5sums in this order" \
     in_order on dh_dwz dh_strip dh_elfthp_align dh_makeshlibs dh_shlibdeps dh_md5sums dh_builddeb

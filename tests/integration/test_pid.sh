@@ -171,6 +171,35 @@ has_line() {
 }
 assert "--pid huge/ (text): the library is huge" has_line "$M/huge/libbig.so: huge; $REPORT_W of $REPORT_W windows huge"
 assert "--pid huge/ (text): a summary" has_line "1 process, "
+# The same library mapped small by a second process (huge pages disabled
+# for it, the thp_off.c launcher): that row has more to gain, so it sorts
+# first; the summary still counts the file's huge bytes, from its huge row.
+summary_key() {	# summary_key KEY: KEY of the JSON summary in $WORK/pid.json
+    python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if "summary" in o: print(o["summary"][sys.argv[2]])' "$WORK/pid.json" "$1"
+}
+if cc -O2 -o "$WORK/thp_off" "$LIB_DIR/thp_off.c" &&
+    hold_start "$WORK/off.out" "$WORK/thp_off" "$M/huge/main"; then
+    P_off=$HOLD_PID; HELD="$HELD $HOLD_PID"; HOLD_PID=""
+    pid_json "$P_off" "$P_huge"
+    assert "--pid huge/ and huge/ without THP: the library's huge row" equals huge_bytes \
+        "$(python3 -c 'import json, sys
+print(max(o["huge_bytes"] for o in map(json.loads, open(sys.argv[1])) if o.get("file") == sys.argv[2]))' \
+            "$WORK/pid.json" "$M/huge/libbig.so")" $((REPORT_W * PMD))
+    assert "... the summary's huge_bytes counts it (not the small row that sorts first)" \
+        equals huge_bytes "$(summary_key huge_bytes)" $((REPORT_W * PMD))
+    assert "... each file once" equals files "$(summary_key files)" \
+        "$(python3 -c 'import json, sys
+print(len({o["file"] for o in map(json.loads, open(sys.argv[1])) if "file" in o}))' "$WORK/pid.json")"
+    run_tool --pid "$P_off" --pid "$P_huge"
+    hsize=$(printf '%s\n' "$T_OUT" | sed -n "s|^$M/huge/libbig.so: huge; .* windows huge (\([^)]*\)).*|\1|p")
+    assert "... the text summary says the huge line's size, huge" has_line "files: ${hsize:-?} huge,"
+    kill "$P_off"; wait "$P_off" 2>/dev/null
+else
+    fail "a second huge/main without THP" "cc or the launcher failed: $WHY"
+fi
 
 # --- layout: the original, unaligned -------------------------------------------
 assert "layout/ runs" start layout || finish
@@ -383,11 +412,15 @@ if need "fault injection" "cannot build the LD_PRELOAD shim" \
             grep -q "^elfthp-align: pid $V: " "$WORK/v.err" && [ "$rc" -eq 2 ] ||
                 bad_live="$bad_live $k(rc=$rc: $(head -c 200 "$WORK/v.err"))"
         done
+        unreached="" crowded=""
         for k in $(seq 1 "$VN"); do
-            # A victim laid out otherwise (ASLR) may take the tool fewer
-            # calls: then the shim never reached call k and V still runs.
-            # Such a try shows nothing; V is killed (never waited for
-            # alive) and another victim tried, five at most.
+            # A victim laid out otherwise (ASLR), or whose mappings the
+            # machine changed (its page cache reclaimed under load), may
+            # take the tool fewer calls: then the shim never reached call k
+            # and V still runs.  Such a try shows nothing; V is killed (never
+            # waited for alive) and another victim tried, five at most; a
+            # step no victim reached is reported skipped, with the calls
+            # that differed, never passed.
             for try in 1 2 3 4 5; do
                 vanish_victim || { bad_gone="$bad_gone $k(no victim)"; break; }
                 rm -f "$WORK/vk"
@@ -397,10 +430,23 @@ if need "fault injection" "cannot build the LD_PRELOAD shim" \
                 rc=$?
                 kill -KILL "$V" 2>/dev/null
                 wait "$V" 2>/dev/null
-                [ "$(wc -l < "$WORK/vk" 2>/dev/null || echo 0)" -ge "$k" ] && break
-                [ "$try" -eq 5 ] && bad_gone="$bad_gone $k(call $k never reached in 5 victims)"
+                # Named among the first 16 unread, unless more processes of
+                # the machine vanished during the scan: then V may be one of
+                # "N more", and the try shows nothing either.
+                if [ "$(wc -l < "$WORK/vk" 2>/dev/null || echo 0)" -ge "$k" ]; then
+                    tail -1 "$WORK/v.out" | grep -Eq "pid $V \(vanished\)| [1-9][0-9]* zombies?" && break
+                    tail -1 "$WORK/v.out" | grep -Eq ' and [0-9]+ more$' || break
+                    [ "$try" -eq 5 ] && crowded="$crowded $k"
+                    continue
+                fi
+                if [ "$try" -eq 5 ]; then
+                    unreached="$unreached $k"
+                    echo "# call $k never reached in 5 victims; the last took $(wc -l < "$WORK/vk" 2>/dev/null || echo 0) calls:"
+                    diff <(cut -d' ' -f1,2 "$WORK/vcalls") <(cut -d' ' -f1,2 "$WORK/vk" 2>/dev/null) | sed 's/^/#   /' | head -n 12
+                fi
             done
             [ -s "$WORK/vk" ] && [ "$(wc -l < "$WORK/vk")" -ge "$k" ] || continue
+            case " $crowded " in *" $k "*) continue ;; esac
             if [ "$rc" -ne 0 ] || [ -s "$WORK/v.err" ] || ! tail -1 "$WORK/v.out" |
                 grep -Eq "pid $V \(vanished\)| [1-9][0-9]* zombies?"; then
                 bad_gone="$bad_gone $k(rc=$rc: $(head -c 200 "$WORK/v.err") $(tail -1 "$WORK/v.out"))"
@@ -409,20 +455,44 @@ if need "fault injection" "cannot build the LD_PRELOAD shim" \
         assert "vanish control: a failed read of a live process at each of $VN steps: exit 2, named" \
             equals "steps that were not an error" "$bad_live" ""
         # A short read reads like an exit's; only the look at /proc/V/stat
-        # (V lives) keeps it an error.
+        # (V lives) keeps it an error.  The step is the last pread of
+        # pagemap that this victim's own count (a run without a fault just
+        # before) shows; a try whose fault run did not make that call (the
+        # victim changed between the runs) is tried again.
+        short_control() {
+            local try kk
+            for try in 1 2 3 4 5; do
+                vanish_victim || return 1
+                rm -f "$WORK/vs"
+                ELFTHP_FAULT_PID=$V ELFTHP_FAULT_N=0 ELFTHP_FAULT_LOG=$WORK/vs LD_PRELOAD=$FAULT \
+                    "$TOOL" --pid all > /dev/null 2>&1
+                kk=$(grep -n ' pread /proc/[0-9]*/pagemap$' "$WORK/vs" | tail -1 | cut -d: -f1)
+                [ -n "$kk" ] || { kill -KILL "$V"; wait "$V" 2>/dev/null; continue; }
+                rm -f "$WORK/vs2"
+                ELFTHP_FAULT_SHORT=1 ELFTHP_FAULT_PID=$V ELFTHP_FAULT_N=$kk \
+                ELFTHP_FAULT_LOG=$WORK/vs2 LD_PRELOAD=$FAULT \
+                    timeout 60 "$TOOL" --pid all > "$WORK/v.out" 2> "$WORK/v.err"
+                SHORT_RC=$?
+                kill -KILL "$V" 2>/dev/null; wait "$V" 2>/dev/null
+                sed -n "${kk}p" "$WORK/vs2" 2>/dev/null | grep -q ' pread /proc/[0-9]*/pagemap$' && return 0
+            done
+            return 2
+        }
         k=$(grep -n ' pread /proc/[0-9]*/pagemap$' "$WORK/vcalls" | tail -1 | cut -d: -f1)
-        if [ -n "$k" ]; then
-            vanish_victim
-            ELFTHP_FAULT_SHORT=1 ELFTHP_FAULT_PID=$V ELFTHP_FAULT_N=$k LD_PRELOAD=$FAULT \
-                timeout 60 "$TOOL" --pid all > "$WORK/v.out" 2> "$WORK/v.err"
-            rc=$?
-            assert "vanish control: a short pagemap read of a live process in --pid all: exit 2, named" \
-                equals "rc,message" "$rc,$(grep -c "pid $V: pread /proc/$V/pagemap: short read" "$WORK/v.err")" "2,1"
-        else
+        if [ -z "$k" ]; then
             skip "vanish control: a short pagemap read" "the shim saw no pread of pagemap"
+        elif short_control; then
+            assert "vanish control: a short pagemap read of a live process in --pid all: exit 2, named" \
+                equals "rc,message" "$SHORT_RC,$(grep -c "pid $V: pread /proc/$V/pagemap: short read" "$WORK/v.err")" "2,1"
+        else
+            skip "vanish control: a short pagemap read" "5 victims changed between their count and the fault run (the machine's load)"
         fi
         assert "vanish: killed before each of $VN steps of --pid all: counted vanished, exit 0" \
             equals "steps that went wrong" "$bad_gone" ""
+        [ -n "$crowded" ] && skip "vanish: killed before steps$crowded" \
+            "in 5 tries, more than 16 other processes vanished during each scan: the victim not among those named"
+        [ -n "$unreached" ] && skip "vanish: killed before steps$unreached" \
+            "no victim of 5 took that many calls (each laid out otherwise, or changed by the machine: the calls above)"
         # The same at the first read of smaps, with a parent that never
         # reaps (sleep, after exec): V stays a zombie, whose smaps reads
         # empty, and must still be named vanished, not counted as a
@@ -481,6 +551,26 @@ few_fds() {
     WHY="$(tool_said)"; return 1
 }
 assert "ulimit -n 4: exit 2, EMFILE named, no status" few_fds
+
+# --- a refused pagemap: the reason fits the caller ---------------------------
+# As nobody: the owner rule.  As the root of a user namespace of its own
+# (unshare -U -r), root but not the host's: the kernel refuses, and the
+# message says why, not the owner rule (the control: the same root in the
+# host's namespace reads it).
+sleep 300 & SP=$! HELD="$HELD $!"
+if need "a refused pagemap as nobody" "setpriv not installed" command -v setpriv > /dev/null; then
+    err=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$TOOL" --pid "$SP" 2>&1 >/dev/null)
+    assert "--pid as nobody on root's process: the owner rule" equals "message" "$err" \
+        "elfthp-align: pid $SP: open /proc/$SP/pagemap: Permission denied (only the process's owner or root can read it)"
+fi
+if need "a refused pagemap as a user namespace's root" "unshare -U refused here" unshare -U -r true; then
+    err=$(unshare -U -r "$TOOL" --pid "$SP" 2>&1 >/dev/null); rc=$?
+    assert "--pid as a user namespace's root: exit 2, the namespace named, not the owner rule" \
+        equals "rc,message" "$rc,$(printf '%s\n' "$err" | grep -c "Permission denied (refused to root too: this root is a user namespace's (uid_map 0 0 1), with no rights over a process outside it)")" "2,1"
+    run_tool --pid "$SP"
+    assert "control: the host's root reads it" tool_rc 0
+fi
+kill "$SP" 2>/dev/null; wait "$SP" 2>/dev/null
 
 cleanup_hook
 finish

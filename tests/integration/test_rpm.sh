@@ -44,6 +44,9 @@ DEST=$WORK/dest
 out=$(make -s -C "$REPO_ROOT" install DESTDIR="$DEST" PREFIX=/usr SYSCONFDIR=/etc \
       UNITDIR=/lib/systemd/system 2>&1)
 assert "make install DESTDIR=...: exits 0" equals "exit" "$?:$out" "0:"
+# The tool under test ($ELFTHP_ALIGN: a mutant, an ASan build) is the one
+# the build runs.
+cp "$TOOL" "$DEST/usr/bin/elfthp-align"
 MACROS=$DEST/usr/lib/rpm/macros.d/macros.elfthp-align
 HOOK=$DEST/etc/rpm/macros.elfthp-align-hook
 BRP=$DEST/usr/share/elfthp-align/brp-elfthp-align
@@ -54,15 +57,41 @@ M=$WORK/macros.elfthp-align
 sed "s|/usr/|$DEST/usr/|g" "$MACROS" > "$M"
 # rpm's macro path on this host, with the installed files read where rpm
 # would read them: the macros among macros.d (before the platform and
-# vendor files), the hook among /etc/rpm/macros.* (after them); no
-# ~/.rpmmacros.
+# vendor files), the hook among /etc/rpm/macros.* (after them).  Hermetic:
+# the globs are expanded here without any elfthp-align file (a package of
+# this tool installed on the host puts its own macros in macros.d and its
+# hook in /etc/rpm), and the administrator's files (/etc/rpm/*) and
+# ~/.rpmmacros are not read: the test reads only the files it names.
 HOST_PATH=$(rpm --showrc | sed -n 's/^Macro path: //p')
+# host_files GLOB: the files GLOB names on this host, colon-separated,
+# less any elfthp-align file.
+host_files() {
+    local f out=
+    for f in $1; do
+        case $f in *elfthp-align*) continue ;; esac
+        [ -e "$f" ] && out=$out${out:+:}$f
+    done
+    printf '%s' "$out"
+}
+MACROS_D=$(host_files '/usr/lib/rpm/macros.d/macros.*')
 # macro_path MACROS HOOK [VENDOR]: VENDOR is read where the vendor's file
 # is (Fedora's /usr/lib/rpm/redhat/macros), after the platform file.
 macro_path() {
-    printf '%s\n' "$HOST_PATH" | sed "s|/usr/lib/rpm/macros.d/macros\.\*|&${1:+:$1}|;
-        s|/usr/lib/rpm/fileattrs/\*\.attr|&${3:+:$3}|; s|/etc/rpm/macros\.\*|&${2:+:$2}|;
-        s|:~/.rpmmacros||"
+    local e out=
+    while read -r e; do
+        case $e in
+        /usr/lib/rpm/macros.d/macros.\*) e=$MACROS_D${1:+${MACROS_D:+:}$1} ;;
+        /usr/lib/rpm/fileattrs/\*.attr) e=$e${3:+:$3} ;;
+        /etc/rpm/macros.\*) e=${2:-} ;;
+        /etc/*|\~/*) e= ;;
+        esac
+        [ -n "$e" ] && out=$out${out:+:}$e
+    done <<< "$(printf '%s\n' "$HOST_PATH" | tr : '\n')"
+    printf '%s\n' "$out"
+}
+host_reads() {	# host_reads PATH: what PATH reads of the host's configuration
+    printf '%s\n' "$1" | tr : '\n' | grep -v -e "^$WORK/" -e "^$DEST/" |
+        grep -e elfthp -e '^/etc/' -e '^~' -e '^[^/]'
 }
 evalm() {	# evalm PATH EXPR [ARGS...]: EXPR with the macro path PATH
     local mp=$1 expr=$2; shift 2
@@ -73,6 +102,10 @@ assert "macros: %__elfthp_align is the installed tool" equals "macro" \
 assert "macros: %__brp_elfthp_align runs the installed script on it" equals "macro" \
     "$(evalm "$(macro_path "$MACROS")" '%{__brp_elfthp_align}')" \
     "/usr/share/elfthp-align/brp-elfthp-align /usr/bin/elfthp-align"
+assert "hermetic: the macro path reads no /etc/rpm file, no ~/.rpmmacros and no installed elfthp-align macros" \
+    equals "files" "$(host_reads "$(macro_path "$M" "$HOOK" "$WORK/vendor.macros")")" ""
+assert_not "control: rpm's own macro path reads them (/etc/rpm/macros.*)" \
+    equals "files" "$(host_reads "$HOST_PATH")" ""
 HOST_LIST=$(evalm "$(macro_path)" '%{__os_install_post}')
 STEP="$DEST/usr/share/elfthp-align/brp-elfthp-align $DEST/usr/bin/elfthp-align"
 assert "macros: the hook's %__os_install_post is this host's list, then the step" equals "list" \
@@ -138,7 +171,8 @@ EOF
 }
 
 # build NAME [VENDOR]: rpmbuild -bb NAME.spec in a private topdir, with the
-# host's macro path and the installed macros and hook (macro_path); BRC,
+# host's macro path and the installed macros and hook (macro_path), on 96
+# CPUs (_smp_build_ncpus: more than the tool's 64 workers); BRC,
 # the log in $WORK/NAME.log, the payload extracted in $WORK/NAME.root.
 build() {
     local name=$1 top=$WORK/$1.top mp
@@ -146,7 +180,8 @@ build() {
     mkdir -p "$top/SOURCES" "$WORK/tmp" "$WORK/$name.root"
     cp "$SRC"/* "$top/SOURCES/"
     HOME=$WORK timeout 300 rpmbuild -bb --macros="$mp" --define "_topdir $top" \
-        --define "_tmppath $WORK/tmp" "$WORK/$name.spec" > "$WORK/$name.log" 2>&1
+        --define "_tmppath $WORK/tmp" --define "_smp_build_ncpus 96" \
+        "$WORK/$name.spec" > "$WORK/$name.log" 2>&1
     BRC=$?
     local rpmf; rpmf=$(ls "$top"/RPMS/*/*.rpm 2>/dev/null | head -1)
     [ -n "$rpmf" ] && (cd "$WORK/$name.root" && rpm2cpio "$rpmf" | cpio -idm --quiet)
