@@ -52,6 +52,9 @@ root_open(const struct glibc_root *r, const char *path, int flags)
 	return (int)fd;
 }
 
+/* The call that last failed in file_holds, for the message. */
+static __thread const char *holds_call = "open";
+
 /* Does the file at path hold needle?  TRI_UNKNOWN: unreadable (errno). */
 static enum tri
 file_holds(const struct glibc_root *r, const char *path, const char *needle,
@@ -61,9 +64,12 @@ file_holds(const struct glibc_root *r, const char *path, const char *needle,
 	void *m;
 	int e, fd = root_open(r, path, O_RDONLY);
 
+	holds_call = "open";
 	if (fd < 0)
 		return TRI_UNKNOWN;
+	holds_call = "fstat";
 	if (fstat(fd, st) == 0) {
+		holds_call = "mmap";
 		t = TRI_NO;
 		if (st->st_size > 0 && (m = mmap(NULL, (size_t)st->st_size,
 		    PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
@@ -297,6 +303,15 @@ glibc_thp_read(struct glibc_thp_facts *f, char *version, size_t vlen,
 	}
 	f->has_tunable = own.ldso[0] == '\0' ? TRI_UNKNOWN : file_holds(&r,
 	    own.ldso, "glibc.elf.thp", 14, &st);
+	/* An ld.so that is there but could not be read (EMFILE, ENOMEM) is
+	 * an error, never "no tunable". */
+	if (rc == 0 && f->has_tunable == TRI_UNKNOWN && own.ldso[0] != '\0' &&
+	    errno != ENOENT) {
+		snprintf(where, len, "%s%s (ld.so): %s", r.prefix != NULL ?
+		    r.prefix : "", own.ldso, holds_call);
+		e = errno;
+		rc = -1;
+	}
 	if (rc == 0 && read_tunconf(&r, f, where, len) != 0) {
 		e = errno;
 		rc = -1;
