@@ -136,7 +136,7 @@ import json, sys
 # Schema 1 (docs/json.md, JSON OUTPUT): a file line, a line for a file that
 # ended otherwise, and the closing summary, last.
 KEYS = {"schema", "mode", "file", "status", "findings", "findings_total",
-        "windows_now", "windows_after"}
+        "windows_now", "windows_after", "takers"}
 OTHER = {"schema", "mode", "file", "status", "message"}
 STATUS = {"ready", "needs-rewrite", "needs-relink", "not-done"}
 OTHER_STATUS = {"not-applicable", "not-elf", "error"}
