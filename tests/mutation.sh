@@ -119,8 +119,8 @@ run_word() {
 		t=${w#integration:}
 		[ -f "$dir/tests/integration/$t" ] ||
 		    { echo "no tests/integration/$t"; return 2; }
-		(cd "$dir" && timeout "$LIMIT" bash "tests/integration/$t" \
-		    tests/build) >>"$log" 2>&1 && return 0
+		(cd "$dir" && ELFTHP_FAIL_FAST=1 timeout "$LIMIT" bash \
+		    "tests/integration/$t" tests/build) >>"$log" 2>&1 && return 0
 		rc=$?
 		bad=$(grep -m 1 '^FAIL - ' "$log" | sed 's/^FAIL - //' |
 		    cut -c 1-80)

@@ -72,7 +72,13 @@ PASS=0 FAIL=0 SKIP=0
 WHY=""
 
 pass() { PASS=$((PASS + 1)); echo "ok - $1"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL - $1: $2"; }
+# ELFTHP_FAIL_FAST=1 (make mutation): the first failure ends the script,
+# through its EXIT trap, since one failure is all a mutant needs.
+fail() {
+    FAIL=$((FAIL + 1)); echo "FAIL - $1: $2"
+    [ "${ELFTHP_FAIL_FAST:-0}" = 1 ] && exit 1
+    return 0
+}
 skip() { SKIP=$((SKIP + 1)); echo "skip - $1: $2"; }
 
 # assert DESC CHECK ARGS...: count the result of a check function.
