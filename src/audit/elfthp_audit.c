@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
+/*
+ * elfthp-audit.so: --measure's text-only toggle, an LD_AUDIT module.
+ *
+ * ELFTHP_AUDIT_FILES names files as "dev:ino" pairs (decimal, the
+ * st_dev and st_ino of stat(2)), separated by commas.  Each time the
+ * link map is consistent (after the program and its libraries are
+ * mapped, before their code runs; after each dlopen), the process's
+ * read-only mappings of those files get MADV_NOHUGEPAGE, so that no
+ * fault maps them with a PMD, and MADV_DONTNEED, so that a PMD mapped
+ * already (the program itself is mapped by the kernel before ld.so runs)
+ * is zapped: their pages are the file's, unmodified, and fault back in
+ * with PTEs.  Anonymous memory and every other file are left alone.
+ *
+ * ELFTHP_AUDIT_MODE=huge does the same looks and advises nothing: the
+ * huge rounds load the module too, so that both states pay for it.
+ *
+ * The advice shows as "nh" in the mapping's VmFlags (smaps): that is
+ * how --measure knows the module ran in a process.  The module uses
+ * only system calls on a stack buffer: ld.so calls it before the
+ * program's allocator is ready.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define MAX_FILES 64
+
+struct named {
+	unsigned long long dev, ino;
+};
+
+static struct named files[MAX_FILES];
+static size_t nfiles;
+static int advise = 1;
+
+static unsigned long long
+number(const char **s, int base)
+{
+	unsigned long long v = 0;
+	int d;
+
+	for (;; (*s)++) {
+		if (**s >= '0' && **s <= '9')
+			d = **s - '0';
+		else if (base == 16 && **s >= 'a' && **s <= 'f')
+			d = **s - 'a' + 10;
+		else
+			return v;
+		v = v * (unsigned)base + (unsigned)d;
+	}
+}
+
+static void
+parse_files(const char *s)
+{
+	while (s != NULL && *s != '\0' && nfiles < MAX_FILES) {
+		files[nfiles].dev = number(&s, 10);
+		if (*s++ != ':')
+			return;
+		files[nfiles].ino = number(&s, 10);
+		nfiles++;
+		if (*s != ',')
+			return;
+		s++;
+	}
+}
+
+unsigned int
+la_version(unsigned int version)
+{
+	const char *mode = getenv("ELFTHP_AUDIT_MODE");
+
+	parse_files(getenv("ELFTHP_AUDIT_FILES"));
+	advise = !(mode != NULL && strcmp(mode, "huge") == 0);
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+static int
+is_named(unsigned long long dev, unsigned long long ino)
+{
+	size_t i;
+
+	for (i = 0; i < nfiles; i++)
+		if (files[i].dev == dev && files[i].ino == ino)
+			return 1;
+	return 0;
+}
+
+/* One line of /proc/self/maps: advise it if it is a named file's, read-only. */
+static void
+maps_line(const char *s)
+{
+	unsigned long long lo, hi, maj, min, ino;
+	char w;
+
+	lo = number(&s, 16);
+	if (*s++ != '-')
+		return;
+	hi = number(&s, 16);
+	if (*s++ != ' ' || s[0] == '\0' || s[1] == '\0')
+		return;
+	w = s[1];
+	s += 4;
+	if (*s++ != ' ')
+		return;
+	(void)number(&s, 16);	/* offset */
+	if (*s++ != ' ')
+		return;
+	maj = number(&s, 16);
+	if (*s++ != ':')
+		return;
+	min = number(&s, 16);
+	if (*s++ != ' ')
+		return;
+	ino = number(&s, 10);
+	if (w != '-' || ino == 0 || !is_named(makedev(maj, min), ino) ||
+	    !advise)
+		return;
+	madvise((void *)(uintptr_t)lo, hi - lo, MADV_NOHUGEPAGE);
+	madvise((void *)(uintptr_t)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* Every mapping of the process, line by line, through a stack buffer. */
+static void
+apply(void)
+{
+	char buf[8192], line[512];
+	size_t len = 0;
+	ssize_t got, i;
+	int fd;
+
+	if (nfiles == 0 ||
+	    (fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	while ((got = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < got; i++) {
+			if (buf[i] != '\n') {
+				if (len + 1 < sizeof(line))
+					line[len++] = buf[i];
+				continue;
+			}
+			line[len] = '\0';
+			maps_line(line);
+			len = 0;
+		}
+	close(fd);
+}
+
+void
+la_activity(uintptr_t *cookie __attribute__((unused)), unsigned int flag)
+{
+	if (flag == LA_ACT_CONSISTENT)
+		apply();
+}
