@@ -4,14 +4,17 @@
  * elfthp-audit.so: --measure's text-only toggle, an LD_AUDIT module.
  *
  * ELFTHP_AUDIT_FILES names files as "dev:ino" pairs (decimal, the
- * st_dev and st_ino of stat(2)), separated by commas.  Each time the
- * link map is consistent (after the program and its libraries are
- * mapped, before their code runs; after each dlopen), the process's
- * read-only mappings of those files get MADV_NOHUGEPAGE, so that no
- * fault maps them with a PMD, and MADV_DONTNEED, so that a PMD mapped
- * already (the program itself is mapped by the kernel before ld.so runs)
- * is zapped: their pages are the file's, unmodified, and fault back in
- * with PTEs.  Anonymous memory and every other file are left alone.
+ * st_dev and st_ino of stat(2)), separated by commas.  Each time ld.so
+ * has mapped an object (la_objopen: the program, which the kernel mapped
+ * before ld.so ran, then each library, at start and at each dlopen),
+ * the process's new read-only mappings of those files get
+ * MADV_NOHUGEPAGE, so that no fault maps them with a PMD, and
+ * MADV_DONTNEED, so that a PMD mapped already is zapped: their pages are
+ * the file's, unmodified, and fault back in with PTEs.  A mapping is
+ * handled once, when it first appears, before ld.so relocates anything
+ * in it: a RELRO range made read-only after its relocation holds written
+ * pages that MADV_DONTNEED would throw away.  Anonymous memory and every
+ * other file are left alone.
  *
  * ELFTHP_AUDIT_MODE=huge does the same looks and advises nothing: the
  * huge rounds load the module too, so that both states pay for it.
@@ -40,6 +43,10 @@ struct named {
 static struct named files[MAX_FILES];
 static size_t nfiles;
 static int advise = 1;
+static struct {
+	unsigned long long lo, hi;
+} seen[4096];			/* every mapping handled already */
+static size_t nseen;
 
 static unsigned long long
 number(const char **s, int base)
@@ -94,6 +101,23 @@ is_named(unsigned long long dev, unsigned long long ino)
 	return 0;
 }
 
+/* Was [lo, hi) inside a mapping seen before?  Else remember it. */
+static int
+seen_before(unsigned long long lo, unsigned long long hi)
+{
+	size_t i;
+
+	for (i = 0; i < nseen; i++)
+		if (seen[i].lo <= lo && hi <= seen[i].hi)
+			return 1;
+	if (nseen < sizeof(seen) / sizeof(seen[0])) {
+		seen[nseen].lo = lo;
+		seen[nseen++].hi = hi;
+		return 0;
+	}
+	return 1;	/* no room: no zap that could not be undone */
+}
+
 /* One line of /proc/self/maps: advise it if it is a named file's, read-only. */
 static void
 maps_line(const char *s)
@@ -121,8 +145,8 @@ maps_line(const char *s)
 	if (*s++ != ' ')
 		return;
 	ino = number(&s, 10);
-	if (w != '-' || ino == 0 || !is_named(makedev(maj, min), ino) ||
-	    !advise)
+	if (seen_before(lo, hi) || w != '-' || ino == 0 ||
+	    !is_named(makedev(maj, min), ino) || !advise)
 		return;
 	madvise((void *)(uintptr_t)lo, hi - lo, MADV_NOHUGEPAGE);
 	madvise((void *)(uintptr_t)lo, hi - lo, MADV_DONTNEED);
@@ -154,9 +178,11 @@ apply(void)
 	close(fd);
 }
 
-void
-la_activity(uintptr_t *cookie __attribute__((unused)), unsigned int flag)
+unsigned int
+la_objopen(struct link_map *map __attribute__((unused)),
+    Lmid_t lmid __attribute__((unused)),
+    uintptr_t *cookie __attribute__((unused)))
 {
-	if (flag == LA_ACT_CONSISTENT)
-		apply();
+	apply();
+	return 0;
 }
