@@ -61,6 +61,7 @@ LIBDIR      ?= $(EXEC_PREFIX)/lib
 DATAROOTDIR ?= $(PREFIX)/share
 DATADIR     ?= $(DATAROOTDIR)
 PKGDATADIR  ?= $(DATADIR)/elfthp-align
+PKGLIBDIR   ?= $(LIBDIR)/elfthp-align
 MANDIR      ?= $(DATAROOTDIR)/man
 DOCDIR      ?= $(DATAROOTDIR)/doc/elfthp-align
 SYSCONFDIR  ?= $(PREFIX)/etc
@@ -97,7 +98,8 @@ endif
 # The version lives in the file VERSION, and only there.
 VERSION := $(shell cat VERSION)
 PROJECT_CPPFLAGS = -Iinclude -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE \
-                   -DELFTHP_VERSION='"$(VERSION)"'
+                   -DELFTHP_VERSION='"$(VERSION)"' \
+                   -DELFTHP_PKGLIBDIR='"$(PKGLIBDIR)"'
 # Hardening, as distributions build: before the user's flags, so that a
 # packager's (dpkg-buildflags) or a user's own win.  _FORTIFY_SOURCE needs
 # optimisation, and is left to the user's flags when they name it.
@@ -188,10 +190,18 @@ WRITE_WRAP  = -Wl,--wrap=pwrite64,--wrap=pwrite,--wrap=copy_file_range
 .PHONY: all check check-vm check-system check-glibc mutation demo docs-samples bench fuzz fuzz-coverage corpus deps deb \
         install install-files uninstall clean
 
-all: elfthp-align
+all: elfthp-align elfthp-audit.so
 
 elfthp-align: $(OBJS)
 	$(CC) -pthread $(HARDEN_LDFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(ELF_LIBS) $(LDLIBS)
+
+# --measure's text-only toggle: an LD_AUDIT module, loaded into the
+# measured command's processes (position-independent, no sanitizer: it
+# runs inside ld.so's audit namespace).
+src/audit/%.o: src/audit/%.c
+	$(CC) $(WARN) -fPIC $(CPPFLAGS) -O2 -g -c -o $@ $<
+elfthp-audit.so: src/audit/elfthp_audit.o
+	$(CC) -shared -fPIC -Wl,-z,relro,-z,now -o $@ $<
 
 # -MMD -MP: each object's header dependencies, in src/**/*.d.
 src/%.o: src/%.c
@@ -258,7 +268,7 @@ check: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
 
 # Deliberate bugs (tests/mutants/NAME), each built in a copy of this tree
 # (build/mutants/NAME), so the normal objects are never touched.
-mutation: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
+mutation: elfthp-align elfthp-audit.so $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
 	@MUTANTS="$(MUTANTS)" bash tests/mutation.sh
 
 demo: elfthp-align
@@ -311,7 +321,7 @@ deb:
 # What install puts where (DESTDIR is prepended).  The list is the
 # uninstall list, and tests/integration/test_install.sh compares a DESTDIR
 # install with it.
-INSTALLED = $(BINDIR)/elfthp-align \
+INSTALLED = $(BINDIR)/elfthp-align $(PKGLIBDIR)/elfthp-audit.so \
 	$(MANDIR)/man1/elfthp-align.1 \
 	$(PKGDATADIR)/elfthp-link $(PKGDATADIR)/elfthp-launch \
 	$(PKGDATADIR)/schema-1.json \
@@ -350,8 +360,9 @@ $(DH_MAN): dist/debhelper/dh_elfthp_align VERSION
 	pod2man --section=1 --center=Debhelper --release=$(VERSION) \
 	    --name=DH_ELFTHP_ALIGN $< $@
 
-install: elfthp-align $(DH_MAN)
+install: elfthp-align elfthp-audit.so $(DH_MAN)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(PKGLIBDIR) \
 	    $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
 	    $(DESTDIR)$(APTCONFDIR) $(DESTDIR)$(BASHCOMPDIR) \
 	    $(DESTDIR)$(SYSCONFDIR)/elfthp-align \
@@ -359,6 +370,7 @@ install: elfthp-align $(DH_MAN)
 	    $(DESTDIR)$(RPMMACRODIR) $(DESTDIR)$(RPMCONFDIR) \
 	    $(DESTDIR)$(DHSEQDIR)
 	$(INSTALL) -m 755 elfthp-align $(DESTDIR)$(BINDIR)/elfthp-align
+	$(INSTALL) -m 644 elfthp-audit.so $(DESTDIR)$(PKGLIBDIR)/elfthp-audit.so
 	$(INSTALL) -m 644 man/elfthp-align.1 $(DESTDIR)$(MANDIR)/man1/elfthp-align.1
 	$(SUBST) examples/cargo/elfthp-link > $(DESTDIR)$(PKGDATADIR)/elfthp-link
 	chmod 755 $(DESTDIR)$(PKGDATADIR)/elfthp-link
@@ -394,11 +406,11 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	if cmp -s dist/paths $(DESTDIR)$(PATHS_CONF); then \
 	    rm -f $(DESTDIR)$(PATHS_CONF); fi
-	for d in $(PKGDATADIR) $(DOCDIR) $(SYSCONFDIR)/elfthp-align $(CMAKEDIR); do \
+	for d in $(PKGDATADIR) $(PKGLIBDIR) $(DOCDIR) $(SYSCONFDIR)/elfthp-align $(CMAKEDIR); do \
 	    if [ -d $(DESTDIR)$$d ]; then rmdir $(DESTDIR)$$d 2>/dev/null || true; fi; \
 	done
 
 clean:
-	rm -f elfthp-align $(OBJS) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS) \
+	rm -f elfthp-align elfthp-audit.so src/audit/elfthp_audit.o $(OBJS) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS) \
 	    $(DEPS)
 	rm -rf tests/build build

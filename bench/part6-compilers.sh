@@ -14,8 +14,9 @@
 # page cache; clang-14 itself is a small driver with no window, so
 # --measure is given libLLVM-14 only).  Then, per workload,
 #   elfthp-align --measure --pairs N --format json FILES -- COMMAND
-# runs COMMAND in N pairs of rounds, small (PR_SET_THP_DISABLE: no PMD
-# mapping anywhere in its process tree) and huge, each round verified from
+# runs COMMAND in N pairs of rounds, small (the files' text not PMD-mapped
+# in its process tree: the audit module, or PR_SET_THP_DISABLE where it
+# cannot apply; each round names its toggle) and huge, each round verified from
 # the processes' smaps (FilePmdMapped of every file as in the warm-up, or 0),
 # and reports the medians and the ratio taken pair by pair.  Workloads:
 #   gcc -O2 -c big.c      (bench/gen-bigc.py 1500: about 1.2 s of cc1)
@@ -90,7 +91,7 @@ PY measure-table --machine "$cpu, $(nproc) vCPUs, $(free -g | awk '/^Mem:/ { pri
 	echo
 	echo "Copies of cc1, clang-14 and libLLVM-14 in \`${D#"$REPO"/}\` ($fs), rewritten in place by"
 	echo "\`elfthp-align\`; the text walk of \`bench/gen-itlb.py\` rewritten with \`-o\`. Each row is one"
-	echo "\`elfthp-align --measure --pairs $PAIRS\` run: small rounds under PR_SET_THP_DISABLE, huge rounds"
+	echo "\`elfthp-align --measure --pairs $PAIRS\` run: small rounds with the files' text made small (the audit module; PR_SET_THP_DISABLE for a static command), huge rounds"
 	echo "as the files are, alternating, every round verified from smaps; ratios huge/small taken"
 	echo "pair by pair (median, with the range of the pairs). What \`elfthp-align\` said of the copies:"
 	echo

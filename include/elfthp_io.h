@@ -385,6 +385,10 @@ struct measure_file {
 struct round_request {
 	char **argv;		/* COMMAND */
 	bool thp_disable;	/* the small state: PR_SET_THP_DISABLE */
+	const char *audit;	/* or the text-only toggle: this LD_AUDIT
+				   module (elfthp-audit.so), or NULL */
+	const char *audit_files;	/* its ELFTHP_AUDIT_FILES: "dev:ino,..." */
+	bool small;		/* with audit: the small state */
 	bool keep_output;	/* else COMMAND's stdout and stderr: /dev/null */
 	bool stdout_to_stderr;	/* keep it apart from our JSON */
 	bool discover;		/* add every file a process maps */
@@ -407,6 +411,8 @@ struct round_result {
 				   files, summed over the processes */
 	uint64_t read_bytes;	/* /proc/PID/io read_bytes, summed */
 	double look_s;		/* the tool's own looks at exiting processes */
+	size_t unadvised;	/* processes mapping a FILE's text without
+				   the audit module's MADV_NOHUGEPAGE ("nh") */
 	size_t thp_changed;	/* processes seen (at an exec or their exit)
 				   in the other THP state than the round's */
 	size_t untraced;	/* reaped, never traced: escaped the trace */

@@ -32,6 +32,7 @@ layer_of() {
 	case $1 in
 	src/core/*|src/segment_pad.*) echo core ;;
 	src/io/*|src/phdr_rewrite.*) echo io ;;
+	src/audit/*) echo audit ;;
 	src/cli/*|src/main.*|src/report.*) echo cli ;;
 	*) echo unknown ;;
 	esac

@@ -81,7 +81,7 @@ unit_tests() {
 # targets WORD...: what make must build for those tests.
 targets() {
 	local w
-	echo elfthp-align
+	echo elfthp-align elfthp-audit.so
 	for w in "$@"; do
 		case $w in
 		unit) unit_tests ;;

@@ -20,7 +20,9 @@
  *      metric_summarize), as text or one JSON object.
  */
 #include <bsd/stdlib.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -30,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "elfthp_cli.h"
 
@@ -38,6 +41,7 @@
 struct round_rec {
 	size_t pair;		/* 0: uncounted */
 	bool huge;
+	bool audit;		/* the toggle: the audit module, else prctl */
 	bool verified;
 	char why[320];
 	struct round_result r;
@@ -58,6 +62,10 @@ struct measure {
 	size_t rewrite_first;	/* files left out that need a rewrite */
 	char confound[2][200];	/* what else differed between the states */
 	size_t nconfounds;
+	char audit[PATH_MAX];	/* the audit module, or "": prctl */
+	char audit_files[MEASURE_MAX_FILES * 44];	/* "dev:ino,..." */
+	char toggle_why[PATH_MAX + 160];	/* why prctl, or "" */
+	size_t audit_rounds, prctl_rounds;	/* small rounds of each */
 	char err[PATH_MAX + 320];
 };
 
@@ -111,7 +119,10 @@ static int
 run_round(struct measure *m, bool huge, bool discover, bool show,
     struct round_result *r)
 {
-	struct round_request q = { .argv = m->cmd, .thp_disable = !huge,
+	bool audit = !discover && m->audit[0] != '\0';
+	struct round_request q = { .argv = m->cmd, .thp_disable = !huge &&
+		!audit, .audit = audit ? m->audit : NULL,
+		.audit_files = m->audit_files, .small = !huge,
 		.keep_output = show || m->o->keep_output,
 		.stdout_to_stderr = m->o->format == FORMAT_JSON,
 		.discover = discover, .counters = !discover,
@@ -349,6 +360,127 @@ tree_accounted(const struct round_result *r, char *why, size_t n)
 	return false;
 }
 
+/*
+ * A small round where the audit module did not advise a process that
+ * maps a FILE's text (a static or set-ID program in the tree, LD_AUDIT
+ * removed): not counted, and the later small rounds use prctl.
+ */
+static void
+audit_missed(struct measure *m, struct round_rec *x)
+{
+	snprintf(x->why, sizeof(x->why), "the audit module did not advise "
+	    "%zu process%s mapping a file's text (no \"nh\" in its VmFlags: "
+	    "a static or set-ID program, or LD_AUDIT removed); the later "
+	    "small rounds use prctl(PR_SET_THP_DISABLE)", x->r.unadvised,
+	    x->r.unadvised == 1 ? "" : "es");
+	snprintf(m->toggle_why, sizeof(m->toggle_why), "the audit module "
+	    "did not advise every process of the command (round %zu)",
+	    m->nrounds);
+	m->audit[0] = '\0';
+}
+
+/* COMMAND's program as execvp finds it: its path in p, or false. */
+static bool
+program_path(const char *cmd, char *p, size_t n)
+{
+	const char *dirs = getenv("PATH"), *end;
+
+	if (strchr(cmd, '/') != NULL)
+		return (size_t)snprintf(p, n, "%s", cmd) < n;
+	for (dirs = dirs ? dirs : "/usr/bin:/bin"; *dirs != '\0'; dirs = end +
+	    (*end != '\0')) {
+		end = dirs + strcspn(dirs, ":");
+		if ((size_t)snprintf(p, n, "%.*s/%s", (int)(end - dirs), dirs,
+		    cmd) < n && access(p, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* An ELF program with no PT_INTERP: no ld.so runs in it. */
+static bool
+statically_linked(int fd)
+{
+	Elf64_Ehdr e;
+	Elf64_Phdr ph;
+	unsigned i;
+
+	if (pread(fd, &e, sizeof(e), 0) != (ssize_t)sizeof(e) ||
+	    memcmp(e.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    e.e_ident[EI_CLASS] != ELFCLASS64 || e.e_phentsize != sizeof(ph))
+		return false;
+	for (i = 0; i < e.e_phnum; i++)
+		if (pread(fd, &ph, sizeof(ph), (off_t)(e.e_phoff + i *
+		    sizeof(ph))) != (ssize_t)sizeof(ph) || ph.p_type == PT_INTERP)
+			return false;
+	return true;
+}
+
+/* Where the audit module is: ELFTHP_AUDIT_MODULE, beside the tool, installed. */
+static bool
+find_module(char *p, size_t n)
+{
+	const char *env = getenv("ELFTHP_AUDIT_MODULE");
+	char self[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (env != NULL && env[0] != '\0')
+		return (size_t)snprintf(p, n, "%s", env) < n &&
+		    access(p, R_OK) == 0;
+	if (k > 0) {
+		self[k] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL &&
+		    (size_t)snprintf(p, n, "%.*s/elfthp-audit.so",
+		    (int)(slash - self), self) < n && access(p, R_OK) == 0)
+			return true;
+	}
+	return (size_t)snprintf(p, n, "%s/elfthp-audit.so",
+	    ELFTHP_PKGLIBDIR) < n && access(p, R_OK) == 0;
+}
+
+/*
+ * The small state's toggle: the audit module where ld.so will load it
+ * (COMMAND dynamically linked, not set-ID), else prctl, with why.
+ */
+static void
+choose_toggle(struct measure *m)
+{
+	const char *force = getenv("ELFTHP_MEASURE_TOGGLE");
+	char prog[PATH_MAX];
+	struct stat st;
+	size_t i, k = 0;
+	int fd;
+
+	m->audit[0] = '\0';
+	if (force != NULL && strcmp(force, "prctl") == 0)
+		snprintf(m->toggle_why, sizeof(m->toggle_why),
+		    "ELFTHP_MEASURE_TOGGLE=prctl");
+	else if (!find_module(m->audit, sizeof(m->audit)))
+		snprintf(m->toggle_why, sizeof(m->toggle_why), "no audit "
+		    "module (elfthp-audit.so beside the tool or in %s)",
+		    ELFTHP_PKGLIBDIR);
+	else if (!program_path(m->cmd[0], prog, sizeof(prog)) ||
+	    (fd = open(prog, O_RDONLY | O_CLOEXEC)) < 0)
+		snprintf(m->toggle_why, sizeof(m->toggle_why), "%s: not "
+		    "found or unreadable: its linking is unknown", m->cmd[0]);
+	else {
+		if (fstat(fd, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+			snprintf(m->toggle_why, sizeof(m->toggle_why), "%s is "
+			    "set-ID: ld.so ignores LD_AUDIT there", prog);
+		else if (statically_linked(fd))
+			snprintf(m->toggle_why, sizeof(m->toggle_why), "%s is "
+			    "statically linked: no ld.so loads the module", prog);
+		close(fd);
+	}
+	if (m->toggle_why[0] != '\0')
+		m->audit[0] = '\0';
+	for (i = 0; i < m->nfiles && k < sizeof(m->audit_files); i++)
+		k += (size_t)snprintf(m->audit_files + k, sizeof(m->audit_files)
+		    - k, "%s%ju:%ju", i ? "," : "", (uintmax_t)m->files[i].dev,
+		    (uintmax_t)m->files[i].ino);
+}
+
 /* A counted round: run, then verified from what its processes mapped. */
 static int
 counted_round(struct measure *m, size_t pair, bool huge)
@@ -357,15 +489,20 @@ counted_round(struct measure *m, size_t pair, bool huge)
 	const char *why;
 	size_t bad;
 
-	*x = (struct round_rec){ .pair = pair, .huge = huge };
+	*x = (struct round_rec){ .pair = pair, .huge = huge,
+		.audit = m->audit[0] != '\0' };
 	if (run_round(m, huge, false, false, &x->r) != 0)
 		return -1;
 	m->nrounds++;
+	if (!huge)
+		(x->audit ? &m->audit_rounds : &m->prctl_rounds)[0]++;
 	if (x->r.unread[0] != '\0')
 		snprintf(x->why, sizeof(x->why), "could not look: %s",
 		    x->r.unread);
 	else if (!tree_accounted(&x->r, x->why, sizeof(x->why)))
 		;
+	else if (!huge && x->audit && x->r.unadvised > 0)
+		audit_missed(m, x);
 	else if (!round_verified(huge, &x->r.pf, m->expected, m->nfiles,
 	    &bad, &why))
 		snprintf(x->why, sizeof(x->why), "%s: %s (%" PRIu64 " kB in "
@@ -564,10 +701,19 @@ text_header(const struct measure *m, const char *thp)
 		    m->files[i].path, m->expected[i]);
 	for (i = 0; i < m->nnotes; i++)
 		printf("note: %s\n", m->notes[i]);
-	printf("toggle: the small rounds start the command with "
-	    "prctl(PR_SET_THP_DISABLE), which its children inherit; it also "
-	    "turns off transparent huge pages for their anonymous memory "
-	    "(here THP enabled=%s)\n", thp);
+	if (m->audit_rounds > 0)
+		printf("toggle: audit: %zu small round%s ran with LD_AUDIT=%s, "
+		    "which advises the files' read-only mappings "
+		    "MADV_NOHUGEPAGE in every process and leaves anonymous "
+		    "memory alone\n", m->audit_rounds, m->audit_rounds == 1 ?
+		    "" : "s", m->audit);
+	if (m->prctl_rounds > 0)
+		printf("toggle: prctl: %zu small round%s started the command "
+		    "with prctl(PR_SET_THP_DISABLE) (%s), which its children "
+		    "inherit; it also turns off transparent huge pages for "
+		    "their anonymous memory (here THP enabled=%s)\n",
+		    m->prctl_rounds, m->prctl_rounds == 1 ? "" : "s",
+		    m->toggle_why, thp);
 	for (k = 0; k < CTR_N; k++)
 		if (m->ctr_why[k][0] != '\0')
 			printf("counter: %s not available: %s\n",
@@ -590,17 +736,17 @@ text_rounds(const struct measure *m)
 {
 	size_t i, k;
 
-	printf("%5s %5s %5s %8s %9s %7s %9s %9s", "round", "pair", "state",
-	    "verified", "pmd_kB", "huge/p", "anon_kB", "read_kB");
+	printf("%5s %5s %5s %6s %8s %9s %7s %9s %9s", "round", "pair", "state",
+	    "toggle", "verified", "pmd_kB", "huge/p", "anon_kB", "read_kB");
 	for (k = 0; k < NMETRICS; k++)
 		printf(" %12s", metric_names[k]);
 	printf("\n");
 	for (i = 0; i < m->nrounds; i++) {
 		const struct round_rec *x = &m->rounds[i];
 
-		printf("%5zu %5zu %5s %8s %9" PRIu64 " %3zu/%-3zu %9" PRIu64
+		printf("%5zu %5zu %5s %6s %8s %9" PRIu64 " %3zu/%-3zu %9" PRIu64
 		    " %9" PRIu64, i + 1, x->pair, x->huge ? "huge" : "small",
-		    x->verified ? "yes" : "NO", pmd_total(m, &x->r),
+		    x->audit ? "audit" : "prctl", x->verified ? "yes" : "NO", pmd_total(m, &x->r),
 		    x->r.huge_procs, x->r.mappers, x->r.anon_huge_kb,
 		    x->r.read_bytes / 1024);
 		for (k = 0; k < NMETRICS; k++)
@@ -667,6 +813,7 @@ json_round(struct json *j, const struct measure *m, size_t i)
 	json_u64(j, "round", i + 1);
 	json_u64(j, "pair", x->pair);
 	json_str(j, "state", x->huge ? "huge" : "small");
+	json_str(j, "toggle", x->audit ? "audit" : "prctl");
 	json_bool(j, "verified", x->verified);
 	json_str(j, "why", x->verified ? NULL : x->why);
 	json_u64(j, "pmd_kB", pmd_total(m, &x->r));
@@ -761,8 +908,11 @@ json_files(struct json *j, const struct measure *m, const char *thp)
 	for (i = 0; i < m->nnotes; i++)
 		json_str(j, NULL, m->notes[i]);
 	json_close(j);
-	json_str(j, "toggle", "PR_SET_THP_DISABLE");
-	json_str(j, "confound", "the small rounds also get no transparent "
+	json_str(j, "toggle", m->prctl_rounds == 0 ? "audit" :
+	    m->audit_rounds == 0 ? "prctl" : "audit, then prctl");
+	json_str(j, "toggle_why", m->prctl_rounds > 0 ? m->toggle_why : NULL);
+	json_str(j, "confound", m->prctl_rounds == 0 ? NULL : "the small "
+	    "rounds under prctl(PR_SET_THP_DISABLE) also get no transparent "
 	    "huge pages for anonymous memory");
 	json_str(j, "thp_enabled", thp);
 }
@@ -828,6 +978,7 @@ measure_steps(struct measure *m, char **paths, size_t npaths)
 		fail(m, "cannot measure: %s", what);
 	else if (run_round(m, true, true, true, r) == 0 &&
 	    choose_files(m, r, paths, npaths) == 0 && calibrate(m, r) == 0) {
+		choose_toggle(m);
 		for (k = 0; k < CTR_N; k++)
 			counter_probe(k, m->ctr_why[k], sizeof(m->ctr_why[k]));
 		rc = run_pairs(m);

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
- * --measure, one round: COMMAND run once, in the small state (started
- * with prctl(PR_SET_THP_DISABLE), which its children and their execs
- * inherit) or the huge one, and measured:
+ * --measure, one round: COMMAND run once, in the small state or the huge
+ * one, and measured.  The small state's toggle is either the LD_AUDIT
+ * module elfthp-audit.so (q->audit: LD_AUDIT, which the children
+ * inherit, makes every dynamically linked process advise the FILEs'
+ * read-only mappings MADV_NOHUGEPAGE; the huge rounds load it too, in
+ * its "huge" mode that advises nothing) or prctl(PR_SET_THP_DISABLE),
+ * which its children and their execs inherit and which also takes THP
+ * from anonymous memory.  Measured:
  *   - wall time from the exec to COMMAND's exit; user and system time,
  *     faults and max RSS from wait4 (its waited-for children included);
  *   - hardware counters (perf_event_open, user space, inherited by the
@@ -121,6 +126,24 @@ counter_probe(enum counter c, char *why, size_t n)
 		snprintf(why, n, "perf_event_open: %s", strerror(e));
 }
 
+/* With the audit toggle: LD_AUDIT (ours first), the files, the state. */
+static void
+audit_env(const struct round_request *q)
+{
+	const char *old = getenv("LD_AUDIT");
+	char *v = NULL;
+
+	if (q->audit == NULL)
+		return;
+	if (old != NULL && old[0] != '\0' &&
+	    asprintf(&v, "%s:%s", q->audit, old) < 0)
+		_exit(126);
+	setenv("LD_AUDIT", v != NULL ? v : q->audit, 1);
+	setenv("ELFTHP_AUDIT_FILES", q->audit_files, 1);
+	setenv("ELFTHP_AUDIT_MODE", q->small ? "small" : "huge", 1);
+	free(v);
+}
+
 /* The child: the state, the output, the trace, then COMMAND. */
 static void
 child(const struct round_request *q, int report)
@@ -128,6 +151,7 @@ child(const struct round_request *q, int report)
 	int null;
 
 	prctl(PR_SET_THP_DISABLE, q->thp_disable ? 1 : 0, 0, 0, 0);
+	audit_env(q);
 	if (q->keep_output && q->stdout_to_stderr)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
 	if (!q->keep_output && (null = open("/dev/null", O_WRONLY)) >= 0) {
@@ -158,15 +182,18 @@ now_s(void)
 
 /* One file-backed mapping's header: its dev and inode.  false if none. */
 static bool
-smaps_mapping(const char *line, dev_t *dev, ino_t *ino, const char **path)
+smaps_mapping(const char *line, dev_t *dev, ino_t *ino, const char **path,
+    bool *text)
 {
 	unsigned maj, min;
 	unsigned long long inode;
+	char perm[5] = "";
 	int end = 0;
 
-	if (sscanf(line, "%*x-%*x %*4s %*x %x:%x %llu %n", &maj, &min, &inode,
-	    &end) != 3 || end == 0)
+	if (sscanf(line, "%*x-%*x %4s %*x %x:%x %llu %n", perm, &maj, &min,
+	    &inode, &end) != 4 || end == 0)
 		return false;
+	*text = perm[1] == '-' && perm[2] == 'x';
 	*dev = makedev(maj, min);
 	*ino = (ino_t)inode;
 	*path = line + end;
@@ -241,13 +268,20 @@ smaps_line(const char *line, long cur, uint64_t *kb, uint64_t *anon)
 		*anon += v;
 }
 
+/* A VmFlags line with "nh": MADV_NOHUGEPAGE (the audit module's). */
+static bool
+advised(const char *line)
+{
+	return strstr(line, " nh") != NULL;
+}
+
 /* smaps of one process, at its exit: the FILEs' PMD-mapped kB. */
 static void
 read_smaps(struct round_ctx *c, pid_t pid)
 {
 	char path[64], *line = NULL;
 	uint64_t kb[MEASURE_MAX_FILES] = { 0 }, anon = 0;
-	bool maps[MEASURE_MAX_FILES] = { false };
+	bool maps[MEASURE_MAX_FILES] = { false }, text = false, bare = false;
 	size_t cap = 0;
 	long cur = -1;
 	const char *name;
@@ -262,11 +296,14 @@ read_smaps(struct round_ctx *c, pid_t pid)
 		return;
 	}
 	while (getline(&line, &cap, f) > 0) {
-		if (smaps_mapping(line, &dev, &ino, &name)) {
+		if (smaps_mapping(line, &dev, &ino, &name, &text)) {
 			if ((cur = file_index(c, dev, ino, name)) >= 0)
 				maps[cur] = true;
-		} else if (line[0] >= '0' && line[0] <= '9')
+		} else if ((line[0] >= '0' && line[0] <= '9') ||
+		    (line[0] >= 'a' && line[0] <= 'f'))
 			cur = -1;	/* anonymous: a header with inode 0 */
+		else if (strncmp(line, "VmFlags:", 8) == 0)
+			bare |= cur >= 0 && text && !advised(line);
 		else
 			smaps_line(line, cur, kb, &anon);
 	}
@@ -276,6 +313,7 @@ read_smaps(struct round_ctx *c, pid_t pid)
 	fclose(f);
 	free(line);
 	c->r->processes++;
+	c->r->unadvised += bare;
 	c->r->anon_huge_kb += anon;
 	c->r->read_bytes += read_bytes_of(pid);
 	round_files_add(&c->r->pf, kb, maps, *c->nfiles);

@@ -38,6 +38,7 @@ lib/systemd/system/elfthp-align.service
 lib/systemd/system/elfthp-align.timer
 usr/bin/dh_elfthp_align
 usr/bin/elfthp-align
+usr/lib/elfthp-align/elfthp-audit.so
 usr/lib/rpm/macros.d/macros.elfthp-align
 usr/share/bash-completion/completions/elfthp-align
 usr/share/cmake/ElfthpAlign/ElfthpAlignConfig.cmake
@@ -86,7 +87,7 @@ assert "make uninstall: exits 0" equals "exit" "$?" 0
 left=$(cd "$DEST" && find . ! -type d | sed 's|^\./||')
 assert "make uninstall: only the edited path list is left" equals "files" "$left" "etc/elfthp-align/paths"
 assert "make uninstall: the package's own directories are gone" equals "directories" \
-    "$(cd "$DEST" && ls -d usr/share/elfthp-align usr/share/doc/elfthp-align usr/share/cmake/ElfthpAlign 2>/dev/null)" ""
+    "$(cd "$DEST" && ls -d usr/share/elfthp-align usr/lib/elfthp-align usr/share/doc/elfthp-align usr/share/cmake/ElfthpAlign 2>/dev/null)" ""
 rm "$DEST/etc/elfthp-align/paths"
 out=$($MK uninstall DESTDIR="$DEST" $DIRS 2>&1)
 assert "make uninstall, a second time: exit 0, nothing printed" equals "output" "$?:$out" "0:"

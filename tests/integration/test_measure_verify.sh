@@ -75,8 +75,9 @@ measure_retry() {
         echo "# retried: a pair disturbed by the machine's reclaim"
     done
 }
-# In the small state the command's processes read THP_enabled: 0.
-SMALL='grep -q "^THP_enabled:[[:space:]]*0" /proc/self/status'
+# In the small state the command's processes read THP_enabled: 0 (the
+# prctl toggle) or have ELFTHP_AUDIT_MODE=small (the audit toggle).
+SMALL='{ grep -q "^THP_enabled:[[:space:]]*0" /proc/self/status || [ "${ELFTHP_AUDIT_MODE:-}" = small ]; }'
 EVICT="python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)'"
 
@@ -171,7 +172,10 @@ print(len(n), bool(re.match("--pairs auto: stopped after [0-9]+ pairs, wall_s.s 
       o["pairs_run"] >= 6, w["ci_high"] - w["ci_low"] < 0.05)')" "1 True True True"
 fi
 
-echo "# a heap with THP: the confound is named"
+echo "# a heap with THP under prctl: the confound is named"
+# The audit toggle leaves the heap alone (test_measure_toggle.sh); the
+# prctl toggle, forced here, is the one that takes it away.
+export ELFTHP_MEASURE_TOGGLE=prctl
 cat > "$WORK/heap.c" <<'EOF'
 #include <stdlib.h>
 int main(void) {
@@ -205,6 +209,7 @@ print([re.sub("[0-9]+ kB in huge", "N kB in huge", c) for c in o["confounds"]])'
 else
     skip "heap THP" "no cc, or THP enabled=never"
 fi
+unset ELFTHP_MEASURE_TOGGLE
 
 echo "# a data file evicted before the small rounds only"
 head -c $((8 << 20)) /dev/urandom > "$E/data"
@@ -307,12 +312,14 @@ else
 fi
 printf '#include <sys/prctl.h>\nint main(int c, char **v) { (void)v; return c > 1 && prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) != 0; }\n' > "$WORK/thp_on.c"
 cc -O1 -o "$WORK/thp_on" "$WORK/thp_on.c" || fail "thp_on.c builds" "cc failed"
-measure_retry --measure --pairs 1 --format json "$E/lld" -- sh -c "\"$E/lld\" > /dev/null; \"$WORK/thp_on\" on"
+# Under the prctl toggle (forced): the audit toggle does not depend on
+# the processes' THP state.
+ELFTHP_MEASURE_TOGGLE=prctl measure_retry --measure --pairs 1 --format json "$E/lld" -- sh -c "\"$E/lld\" > /dev/null; \"$WORK/thp_on\" on"
 assert "THP turned back on by a process of the small round: exits 2" tool_rc 2
 assert "... the small round is not verified, and says why" equals "small why" \
     "$(json 'print([r["why"] for r in o["rounds"] if r["state"] == "small"])')" \
     "['1 process changed its THP state itself (prctl PR_SET_THP_DISABLE) during the round']"
-measure_retry --measure --pairs 1 --format json "$E/lld" -- sh -c "\"$E/lld\" > /dev/null; \"$WORK/thp_on\""
+ELFTHP_MEASURE_TOGGLE=prctl measure_retry --measure --pairs 1 --format json "$E/lld" -- sh -c "\"$E/lld\" > /dev/null; \"$WORK/thp_on\""
 assert "control, the same without the prctl: exits 0" tool_rc 0
 
 echo "# no window, nothing to rewrite"
