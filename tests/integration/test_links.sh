@@ -298,7 +298,7 @@ if [ $have_strace = yes ]; then
 
     echo "# the first name replaced between two renames"
     make_group
-    if delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
+    if delayed_start renameat2 -q -r -j 1 "${FAST[@]}" "$T"; then
         printf 'not yours\n' > "$T/a/x.mine" && mv "$T/a/x.mine" "$T/a/x"
         delayed_wait
         assert "replaced first name: exit 2" tool_rc 2
