@@ -316,9 +316,10 @@ if [ $have_strace = yes ]; then
     make_group
     strace -f -y -qq -o "$WORK/sync.trace" -e trace=fsync,renameat,renameat2 \
         "$TOOL" -q -r -j 1 --no-warm "$T" > /dev/null 2>&1
-    # The calls on b, z's directory: its rename, then its fsync.
+    # The calls on b, z's directory: its rename (renameat, or renameat2's
+    # exchange), then its fsync.
     b_calls=$(grep -E "^[0-9]+ +(fsync|renameat2?)\([0-9]+<$T/b>" "$WORK/sync.trace" |
-        sed -E 's/^[0-9]+ +([a-z0-9]+)\(.*/\1/' | uniq | paste -sd, -)
+        sed -E 's/^[0-9]+ +([a-z]+)2?\(.*/\1/' | uniq | paste -sd, -)
     assert "b is fsynced after z is renamed" equals "calls on $T/b" "$b_calls" "renameat,fsync"
     assert "control: the run gave every name the new file" one_file 3 "${NAMES[@]}"
 else
