@@ -265,6 +265,8 @@ void plan_free(struct plan *);
 /* core/split.c: the split of start-aligned bodies, a planner step. */
 int plan_split(const struct elf_layout *, const struct plan_params *,
     struct plan *, struct plan_error *);
+uint64_t split_gap_end(const struct seg_desc *, const struct seg_plan *,
+    uint64_t, uint64_t);
 /* core/plan_check.c: the check pass, between plan and write. */
 int plan_verify(const struct elf_layout *, const struct plan_params *,
     const struct plan *, struct plan_error *);

@@ -222,13 +222,36 @@ modulus_for(const struct seg_desc *s, const struct seg_plan *sp,
 	return plan_modulus(s, sp, p->max_page);
 }
 
-/* Give each PT_LOAD with file bytes its new offset, in file order. */
+/*
+ * *x moved on by whole windows (and whole moduli m of its own, a power
+ * of two) until it is at least need: congruence is kept.
+ */
+static int
+past_gap(uint64_t need, uint64_t huge, uint64_t m, uint64_t *x)
+{
+	uint64_t step = m > huge ? m : huge, n;
+
+	if (*x >= need)
+		return 0;
+	n = (need - *x + step - 1) / step;
+	if (n > (UINT64_MAX - *x) / step)
+		return -1;
+	*x += n * step;
+	return 0;
+}
+
+/*
+ * Give each PT_LOAD with file bytes its new offset, in file order; with
+ * the split, what follows a body starts a window after its last window
+ * (split_gap_end).
+ */
 static int
 place_loads(const struct elf_layout *L, const struct plan_params *p,
     const struct load_ref *order, size_t nload, struct plan *P,
     struct plan_error *e)
 {
 	uint64_t hdr_end = pinned_end(L, order, nload), delta = 0, next;
+	uint64_t need = 0;
 	size_t k, first = first_with_bytes(L, order, nload);
 
 	if (add_shift(P, 0, 0) != 0)
@@ -241,11 +264,14 @@ place_loads(const struct elf_layout *L, const struct plan_params *p,
 		if (s->filesz == 0)
 			continue;
 		next = s->offset;
-		if (k > first && s->offset >= hdr_end && next_congruent(s->offset +
-		    delta, s->vaddr, modulus_for(s, sp, p), &next) != 0)
+		if (k > first && s->offset >= hdr_end && (next_congruent(
+		    s->offset + delta, s->vaddr, modulus_for(s, sp, p),
+		    &next) != 0 || past_gap(need, p->huge_align,
+		    modulus_for(s, sp, p), &next) != 0))
 			return plan_fail(e, PLAN_OVERFLOW, i, 0, s->offset);
 		delta = next - s->offset;
 		sp->new_offset = next;
+		need = p->split ? split_gap_end(s, sp, p->huge_align, next) : 0;
 		if (add_shift(P, s->offset, delta) != 0)
 			return plan_fail(e, PLAN_ENOMEM, 0, 0, 0);
 	}

@@ -286,6 +286,28 @@ check_headers(const struct elf_layout *L, const struct plan *P,
 }
 
 /*
+ * What follows a body in the file begins one window past its last whole
+ * window at the least, so that a read-around of the next segment's first
+ * faults (up to 4 MiB of read_ahead_kb) stays out of the body.
+ */
+static int
+check_gap(const struct elf_layout *L, const struct plan *P, size_t i,
+    const struct seg_desc *b, struct plan_error *e)
+{
+	uint64_t t = P->huge_align, last = (b->vaddr + b->filesz) / t * t;
+	uint64_t least = b->offset + (last - b->vaddr) + t;
+	size_t j;
+
+	for (j = 0; j < L->nsegs; j++)
+		if (j != i && L->segs[j].type == PT_LOAD &&
+		    L->segs[j].filesz > 0 && P->segs[j].new_offset > b->offset &&
+		    P->segs[j].new_offset < least)
+			return bad(e, "no window of file after the split body",
+			    j);
+	return 0;
+}
+
+/*
  * The split's table, checked against the input's headers, not against
  * the planner's method: every input header comes out once, in order, as
  * planned; a split PT_LOAD as two with its flags whose ranges cover
@@ -319,7 +341,7 @@ check_pieces(const struct elf_layout *L, const struct plan *P, size_t i,
 	if (b->vaddr % t != 0 || b->offset % t != 0 || h->memsz == 0 ||
 	    h->memsz >= t)
 		return bad(e, "split body not on the first window", i);
-	return 0;
+	return check_gap(L, P, i, b, e);
 }
 
 static bool

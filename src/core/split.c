@@ -45,6 +45,29 @@ body_start(const struct seg_desc *s, const struct seg_plan *sp,
 	return b;
 }
 
+/*
+ * Where the file bytes that follow the body of s (placed at new_offset)
+ * may begin, at the least: one window past the end of the body's last
+ * whole window; 0 if s is not split.  ld.so's first faults on the
+ * segments after the text (.dynamic, the GOT, relocations) read around
+ * them, read_ahead_kb wide; adjacent to the body, that read-around puts
+ * the body's last windows in the page cache as small folios before the
+ * body faults (the last one at 128 KiB, the last two at 8 MiB).  A
+ * window of file between them keeps a read-around of up to 4 MiB out of
+ * the body (docs/rewrite.md).  The padding stays a hole.
+ */
+uint64_t
+split_gap_end(const struct seg_desc *s, const struct seg_plan *sp,
+    uint64_t huge, uint64_t new_offset)
+{
+	uint64_t b = body_start(s, sp, huge), last;
+
+	if (b == 0)
+		return 0;
+	last = (s->vaddr + s->filesz) / huge * huge;
+	return new_offset + (last - s->vaddr) + huge;
+}
+
 static size_t
 mark_splits(const struct elf_layout *L, const struct plan_params *p,
     struct plan *P)

@@ -381,6 +381,21 @@ check_congruence() {
     return 0
 }
 
+# start_body FILE [ALIGN]: a non-writable PT_LOAD holding a whole ALIGN
+# window has both p_vaddr and p_offset multiples of ALIGN (readelf): the
+# body --layout start makes, what glibc.elf.thp takes.
+start_body() {
+    local f=$1 a=${2:-$TARGET} i t o v p fs ms fl al rows=""
+    while read -r i t o v p fs ms fl al; do
+        [ "$t" = LOAD ] || continue
+        rows="$rows; $fl $(printf 0x%x "$o")/$(printf 0x%x "$v")+$(printf 0x%x "$fs")"
+        case $fl in *W*) continue ;; esac
+        [ $((o % a)) -eq 0 ] && [ $((v % a)) -eq 0 ] && [ "$fs" -ge "$a" ] && return 0
+    done < <(elf_phdrs "$f")
+    WHY="$f: no read-only PT_LOAD starts on $(printf 0x%x "$a") (offset/vaddr+filesz:${rows#;})"
+    return 1
+}
+
 # check_p_align FILE [ALIGN]: every PT_LOAD the tool aligns (not
 # writable, holding a full ALIGN window) has p_align >= ALIGN (readelf).
 # What an in-place rewrite of an already congruent (GNU ld) layout adds.

@@ -23,6 +23,14 @@ not with the tool's code), for the integration tests.
       start and end less the first mapping's start (the load base).
   phdrs.py fn-in FILE LO HI
       "ADDR NAME" of a function symbol (nm) of FILE in [LO, HI), or nothing.
+  phdrs.py body-gap FILE
+      exit 0 if the PT_LOAD that follows each body (a read-only PT_LOAD
+      on 2 MiB in address and offset, after a head) in the file begins at
+      least 2 MiB past the end of the body's last whole window; else 1
+      naming it.
+  phdrs.py drop-gap FILE OUT
+      OUT: FILE with the p_offset of each PT_LOAD after a body's gap
+      lowered by the gap's whole windows (headers only: a control).
   phdrs.py start-aligned FILE
       exit 0 if every read-only PT_LOAD holding a whole 2 MiB window
       starts on 2 MiB in both address and offset, or is a head that ends
@@ -181,6 +189,52 @@ def start_aligned(path):
     return 0
 
 
+def gaps(ph):
+    """(body index, the PT_LOAD after it, least offset) for each body."""
+    out = []
+    for i, p in enumerate(ph):
+        if i == 0 or not is_head(ph, i - 1):
+            continue
+        last = (p['vaddr'] + p['filesz']) // PMD * PMD
+        least = p['offset'] + (last - p['vaddr']) + PMD
+        after = [j for j, q in enumerate(ph) if q['type'] == PT_LOAD and
+                 q['filesz'] > 0 and q['offset'] > p['offset']]
+        if after:
+            out.append((i, min(after, key=lambda j: ph[j]['offset']), least))
+    return out
+
+
+def body_gap(path):
+    _, ph = read_phdrs(path)
+    for i, j, least in gaps(ph):
+        if ph[j]['offset'] < least:
+            print('PT_LOAD %d at offset 0x%x follows the body PT_LOAD %d: '
+                  'it must begin at 0x%x at the least' %
+                  (j, ph[j]['offset'], i, least))
+            return 1
+    return 0
+
+
+def drop_gap(path, out):
+    data, ph = read_phdrs(path)
+    b = bytearray(data)
+    is64 = data[4] == 2
+    end = '<' if data[5] == 1 else '>'
+    phoff, = struct.unpack_from(end + ('Q' if is64 else 'I'), data,
+                                0x20 if is64 else 0x1c)
+    phent, = struct.unpack_from(end + 'H', data, 0x36 if is64 else 0x2a)
+    for i, j, least in gaps(ph):
+        body = ph[i]
+        drop = (ph[j]['offset'] - (body['offset'] + body['filesz'])) // PMD * PMD
+        for k, q in enumerate(ph):
+            if q['type'] == PT_LOAD and q['offset'] >= ph[j]['offset']:
+                at = phoff + k * phent + (8 if is64 else 4)
+                struct.pack_into(end + ('Q' if is64 else 'I'), b, at,
+                                 q['offset'] - drop)
+    with open(out, 'wb') as f:
+        f.write(bytes(b))
+
+
 def maps(pid, path):
     import os
     real = os.path.realpath(path)
@@ -221,6 +275,10 @@ def main():
                 print(i)
     elif cmd == 'vaddr-bytes':
         sys.exit(vaddr_bytes(sys.argv[2], sys.argv[3]))
+    elif cmd == 'body-gap':
+        sys.exit(body_gap(sys.argv[2]))
+    elif cmd == 'drop-gap':
+        drop_gap(sys.argv[2], sys.argv[3])
     elif cmd == 'start-aligned':
         sys.exit(start_aligned(sys.argv[2]))
     else:

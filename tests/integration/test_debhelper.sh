@@ -11,8 +11,10 @@
 #     Build-Depends: dh-sequence-elfthp-align (dpkg-buildpackage -b):
 #     dh runs dh_strip, then dh_elfthp_align, then dh_makeshlibs and
 #     dh_md5sums (the log's order); the packaged programs are ready by
-#     elfthp-align --check, stripped, congruent, keep every segment's
-#     bytes and run the same as the control build's; the log names each
+#     elfthp-align --check, stripped, congruent, start-aligned (a
+#     read-only PT_LOAD on 2 MiB in address and offset: the command runs
+#     the tool with --layout start), keep every segment's bytes and run
+#     the same as the control build's; the log names each
 #     and nothing else; the small program, the object, the firmware and
 #     the text file are packaged as they were (the firmware, named on the
 #     tool's command line, would be an error: the command hands the tool
@@ -24,6 +26,8 @@
 #   - the same source without the Build-Depends (the negative control):
 #     not ready, the step not in the log; `dh $@ --with elfthp-align`
 #     instead of the Build-Depends: ready;
+#   - dh_elfthp_align --layout=congruent: ready, congruent, not
+#     start-aligned, runs; --layout=bogus fails the build naming it;
 #   - DEB_BUILD_OPTIONS=noelfthp: the programs byte-identical to the
 #     control build's; -X names a file that stays as linked while the
 #     others are aligned; -p and -N select one of the two packages;
@@ -210,6 +214,8 @@ ON=$WORK/on.root
 for f in $BIG $KEEP $EXTRA; do
     assert "packaged $f: ready by elfthp-align --check" is_ready "$ON/$f"
     assert "packaged $f: congruent" check_congruence "$ON/$f"
+    assert "packaged $f: start-aligned (--layout start)" start_body "$ON/$f"
+    assert_not "control: $f as linked is not start-aligned" start_body "$OFF/$f"
     assert "packaged $f: stripped (dh_strip ran first)" stripped "$ON/$f"
     assert "packaged $f: every segment's bytes are the control build's" check_segment_bytes "$OFF/$f" "$ON/$f"
     assert "packaged $f: runs and prints the same as the control build's" run_same "$OFF/$f" "$ON/$f"
@@ -265,6 +271,21 @@ build
 assert "dh \$@ --with elfthp-align: dpkg-buildpackage exits 0" equals "exit" "$BRC" 0
 assert "dh \$@ --with elfthp-align: bigtext is ready" is_ready "$WORK/with.root/$BIG"
 
+# --- dh_elfthp_align --layout=congruent: the opt-out of the split --------------------
+write_source congruent dh-sequence-elfthp-align "" "override_dh_elfthp_align:\n\tdh_elfthp_align --layout=congruent"
+build
+assert "--layout=congruent: dpkg-buildpackage exits 0" equals "exit" "$BRC" 0 || tail -20 "$WORK/congruent.log"
+for f in $BIG $EXTRA; do
+    assert "--layout=congruent: $f is ready" is_ready "$WORK/congruent.root/$f"
+    assert "--layout=congruent: $f is congruent" check_congruence "$WORK/congruent.root/$f"
+    assert_not "--layout=congruent: $f is not start-aligned" start_body "$WORK/congruent.root/$f"
+    assert "--layout=congruent: $f runs the same as the control build's" run_same "$OFF/$f" "$WORK/congruent.root/$f"
+done
+write_source badlayout dh-sequence-elfthp-align "" "override_dh_elfthp_align:\n\tdh_elfthp_align --layout=bogus"
+build
+assert "--layout=bogus fails the build" equals "dpkg-buildpackage failed" "$(( BRC != 0 ))" 1
+assert "... naming the value" log_has badlayout "--layout=bogus: start or congruent"
+
 # --- DEB_BUILD_OPTIONS=noelfthp --------------------------------------------------------
 write_source noelfthp dh-sequence-elfthp-align ""
 build noelfthp
@@ -312,6 +333,6 @@ BUILD_NAME=badoff
 build noelfthp
 assert "control: with noelfthp the same source builds (the failure is the step's)" \
     equals "exit" "$BRC" 0 || tail -20 "$WORK/badoff.log"
-echo "# dpkg-buildpackage: 9 builds in $(( $(date +%s) - start )) s"
+echo "# dpkg-buildpackage: 11 builds in $(( $(date +%s) - start )) s"
 
 finish

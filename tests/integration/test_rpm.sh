@@ -11,13 +11,17 @@
 #     replaces the list;
 #   - rpmbuild -bb of a small spec (a C program with 5 MiB of text, built
 #     with -g, linked by GNU ld and by lld): the packaged programs are
-#     ready by elfthp-align --check, stripped (brp-strip ran, before the
+#     ready by elfthp-align --check, start-aligned (a read-only PT_LOAD
+#     on 2 MiB in address and offset: --layout start), stripped (brp-strip
+#     ran, before the
 #     step: the build log's order), run and print the same as the plain
 #     build; the log names what changed; a non-ELF file is packaged as it
 #     was and not mentioned;
 #   - the same spec with %global __brp_elfthp_align %{nil}: the programs
 #     are packaged as linked, not ready (the negative control), and the
 #     step is not in the log; %undefine __brp_elfthp_align too;
+#   - %global _elfthp_align_layout congruent: ready, congruent, not
+#     start-aligned, runs; a bad value fails the build naming it;
 #   - a malformed ELF file in the build root fails the build with the
 #     tool's message naming it; opted out, the same spec builds (so the
 #     failure is the step's, not brp-strip's);
@@ -101,13 +105,13 @@ assert "macros: %__elfthp_align is the installed tool" equals "macro" \
     "$(evalm "$(macro_path "$MACROS")" '%{__elfthp_align}')" "/usr/bin/elfthp-align"
 assert "macros: %__brp_elfthp_align runs the installed script on it" equals "macro" \
     "$(evalm "$(macro_path "$MACROS")" '%{__brp_elfthp_align}')" \
-    "/usr/share/elfthp-align/brp-elfthp-align /usr/bin/elfthp-align"
+    "/usr/share/elfthp-align/brp-elfthp-align /usr/bin/elfthp-align start"
 assert "hermetic: the macro path reads no /etc/rpm file, no ~/.rpmmacros and no installed elfthp-align macros" \
     equals "files" "$(host_reads "$(macro_path "$M" "$HOOK" "$WORK/vendor.macros")")" ""
 assert_not "control: rpm's own macro path reads them (/etc/rpm/macros.*)" \
     equals "files" "$(host_reads "$HOST_PATH")" ""
 HOST_LIST=$(evalm "$(macro_path)" '%{__os_install_post}')
-STEP="$DEST/usr/share/elfthp-align/brp-elfthp-align $DEST/usr/bin/elfthp-align"
+STEP="$DEST/usr/share/elfthp-align/brp-elfthp-align $DEST/usr/bin/elfthp-align start"
 assert "macros: the hook's %__os_install_post is this host's list, then the step" equals "list" \
     "$(evalm "$(macro_path "$M" "$HOOK")" '%{__os_install_post}' | sed '/^ *$/d')" \
     "$(printf '%s\n%s\n' "$HOST_LIST" "$STEP" | sed '/^ *$/d')"
@@ -206,6 +210,7 @@ for p in $PROGS; do
     f=$WORK/on.root/usr/bin/$p
     assert "packaged $p: ready by elfthp-align --check" is_ready "$f"
     assert "packaged $p: congruent" check_congruence "$f"
+    assert "packaged $p: start-aligned (--layout start)" start_body "$f"
     assert "packaged $p: stripped (brp-strip ran)" stripped "$f"
     assert "packaged $p: runs and prints the same as the plain build" run_same "$WORK/plain" "$f"
     assert "the build log names what changed in $p" log_has on "brp-elfthp-align: /usr/bin/$p: "
@@ -225,11 +230,29 @@ for p in $PROGS; do
     f=$WORK/off.root/usr/bin/$p
     assert "control: opted out, $p is packaged as linked, not ready" not_ready "$f"
     assert "control: opted out, $p still stripped and runs the same" run_same "$WORK/plain" "$f"
+    assert_not "control: opted out, $p is not start-aligned" start_body "$f"
 done
 assert_not "control: opted out, the step is not in the log" log_has off "brp-elfthp-align"
 spec undef '%undefine __brp_elfthp_align'
 build undef
 assert "opted out (%undefine __brp_elfthp_align): bigtext not ready" not_ready "$WORK/undef.root/usr/bin/bigtext"
+
+# --- %_elfthp_align_layout congruent: the opt-out of the split --------------------------
+spec congruent '%global _elfthp_align_layout congruent'
+build congruent
+assert "%global _elfthp_align_layout congruent: rpmbuild exits 0" equals "exit" "$BRC" 0 ||
+    tail -20 "$WORK/congruent.log"
+for p in $PROGS; do
+    f=$WORK/congruent.root/usr/bin/$p
+    assert "_elfthp_align_layout congruent: $p is ready" is_ready "$f"
+    assert "_elfthp_align_layout congruent: $p is congruent" check_congruence "$f"
+    assert_not "_elfthp_align_layout congruent: $p is not start-aligned" start_body "$f"
+    assert "_elfthp_align_layout congruent: $p runs the same as the plain build" run_same "$WORK/plain" "$f"
+done
+spec badlayout '%global _elfthp_align_layout bogus'
+build badlayout
+assert "_elfthp_align_layout bogus fails the build" equals "rpmbuild failed" "$(( BRC != 0 ))" 1
+assert "... naming the value" log_has badlayout "layout 'bogus': start or congruent"
 
 # --- a malformed ELF file ----------------------------------------------------------
 spec bad '' broken
@@ -261,6 +284,6 @@ assert "a vendor's list: rpmbuild exits 0" equals "exit" "$BRC" 0
 assert "a vendor's list: its own step ran" log_has vendor "vendor step ran"
 assert "a vendor's list: bigtext is ready" is_ready "$WORK/vendor.root/usr/bin/bigtext"
 assert "a vendor's list: ... after the vendor's brp-strip" strip_then_align vendor
-echo "# rpmbuild: 6 builds in $(( $(date +%s) - start )) s"
+echo "# rpmbuild: 8 builds in $(( $(date +%s) - start )) s"
 
 finish

@@ -12,6 +12,14 @@
 #   - every eligible segment starts on 2 MiB or is a head before one that
 #     does (phdrs.py, its own ELF reader); the original, a cp and
 #     --layout congruent do not, and --check says so (start-unaligned);
+#   - the PT_LOAD after each body begins in the file 2 MiB past the end
+#     of the body's last whole window (a read-around of ld.so's faults on
+#     it stays out of the body); the same headers with the gap taken out
+#     fail that check (the control);
+#   - the PT_LOAD after each body begins in the file 2 MiB past the end
+#     of the body's last whole window (a read-around of ld.so's faults on
+#     it stays out of the body); the same headers with the gap taken out
+#     fail that check (the control);
 #   - readelf reads it without a warning; eu-elflint says nothing new but
 #     "not fully contained" for the section a head cuts;
 #   - the bytes at every address of every PT_LOAD are the original's
@@ -37,6 +45,7 @@ tool_says() {
     WHY="the tool did not say [$1]: $(echo "$T_OUT$T_ERR" | head -3 | tr '\n' ' ')"; return 1
 }
 start_aligned() { WHY=$(python3 "$PHDRS" start-aligned "$1") || return 1; }
+body_gap() { WHY=$(python3 "$PHDRS" body-gap "$1") || return 1; }
 same_vaddr_bytes() { WHY=$(python3 "$PHDRS" vaddr-bytes "$1" "$2") || return 1; }
 split_heads() { python3 "$PHDRS" heads "$1" | wc -l; }
 
@@ -103,6 +112,11 @@ one_fixture() {
     fi
     assert "$name: every eligible segment starts on 2 MiB" start_aligned "$d/new"
     assert_not "$name: control: the original does not" start_aligned "$d/orig"
+    assert "$name: what follows each body in the file starts 2 MiB past its last window" \
+        body_gap "$d/new"
+    python3 "$PHDRS" drop-gap "$d/new" "$d/nogap"
+    assert_not "$name: control: the same headers with that gap taken out fail the check" \
+        body_gap "$d/nogap"
     run_tool --no-warm --layout congruent -o "$d/cong" "$d/orig"
     assert_not "$name: control: --layout congruent does not" start_aligned "$d/cong"
     run_tool --layout start --check -v "$d/cong"

@@ -693,6 +693,80 @@ test_split_off_boundary_refused(void **state)
 	assert_string_equal(e.detail, "split body not on the first window");
 }
 
+/*
+ * --layout start with segments after the text (GNU ld: .rodata, then
+ * .data): the body [2M, 7M + 4K) has its last whole window at [4M, 6M),
+ * so what follows it starts at 8M in the file at the least: .rodata
+ * (7M + 8K) and .data move by one window, each congruent as before, and
+ * the file grows by 2 MiB of hole.
+ */
+static size_t gap_ro, gap_rw;
+
+static struct fixture *
+gap_file(struct plan_params *p)
+{
+	struct fixture *f = new_file(ET_DYN, M(7) + K(88));
+
+	seg(f, PT_PHDR, PF_R, 64, 64, 4 * 56, 4 * 56, 8);
+	load(f, PF_R, 0, 0, 0x400);
+	load(f, PF_R | PF_X, K(4), K(4), M(7));
+	gap_ro = load(f, PF_R, M(7) + K(8), M(7) + K(8), K(64));
+	gap_rw = load(f, PF_R | PF_W, M(7) + K(72), M(7) + K(76), K(16));
+	*p = x86;
+	p->split = true;
+	plan_ok(f, p);
+	return f;
+}
+
+static void
+test_split_gap_after_body(void **state)
+{
+	struct plan_params p;
+	struct fixture *f = *state = gap_file(&p);
+
+	assert_int_equal(f->P.nsplit, 1);
+	assert_int_equal(f->P.segs[gap_ro].new_offset, M(9) + K(8));
+	assert_int_equal(f->P.segs[gap_rw].new_offset, M(9) + K(72));
+	assert_int_equal(f->P.new_size, f->L.file_size + M(2));
+}
+
+/* Without the split nothing moves for it: the gap is the split's. */
+static void
+test_split_gap_not_without_split(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(7) + K(88));
+
+	seg(f, PT_PHDR, PF_R, 64, 64, 4 * 56, 4 * 56, 8);
+	load(f, PF_R, 0, 0, 0x400);
+	load(f, PF_R | PF_X, K(4), K(4), M(7));
+	gap_ro = load(f, PF_R, M(7) + K(8), M(7) + K(8), K(64));
+	plan_ok(f, &x86);
+	assert_int_equal(f->P.segs[gap_ro].new_offset, M(7) + K(8));
+	assert_int_equal(f->P.new_size, f->L.file_size);
+}
+
+/* The check pass refuses the same plan with the gap taken out. */
+static void
+test_split_gap_refused(void **state)
+{
+	struct plan_params p;
+	struct fixture *f = *state = gap_file(&p);
+	struct plan_error e;
+	size_t i;
+
+	for (i = 0; i < f->P.nextents; i++)
+		if (f->P.extents[i].dst >= M(8))
+			f->P.extents[i].dst -= M(2);
+	f->P.segs[gap_ro].new_offset -= M(2);
+	f->P.segs[gap_rw].new_offset -= M(2);
+	f->P.new_size -= M(2);
+	for (i = 0; i < f->P.nphdrs_out; i++)
+		if (f->P.phdrs_out[i].offset >= M(8))
+			f->P.phdrs_out[i].offset -= M(2);
+	assert_int_equal(plan_verify(&f->L, &p, &f->P, &e), -1);
+	assert_string_equal(e.detail, "no window of file after the split body");
+}
+
 int
 main(void)
 {
@@ -705,6 +779,9 @@ main(void)
 		T(test_split_not_asked),
 		T(test_split_no_room),
 		T(test_split_off_boundary_refused),
+		T(test_split_gap_after_body),
+		T(test_split_gap_not_without_split),
+		T(test_split_gap_refused),
 		T(test_shared_page_is_repeated),
 		T(test_segments_sharing_a_page_stay_apart),
 		T(test_aarch64_64k_layout),
