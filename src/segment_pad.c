@@ -646,6 +646,35 @@ plan_once(const struct elf_layout *L, const struct plan_params *p,
 	return 0;
 }
 
+/*
+ * A split asked for but refused (no room for the longer table, ...) is
+ * planned again without it, so that no gap is left after a body that was
+ * not made; the plan keeps the reason for -v.
+ */
+static int
+plan_or_unsplit(const struct elf_layout *L, const struct plan_params *p,
+    struct plan *P, struct plan_error *e)
+{
+	struct plan_params unsplit = *p;
+	enum split_note note;
+	size_t wanted;
+
+	if (plan_once(L, p, P, e) != 0)
+		return -1;
+	if (!p->split || P->split_note == SPLIT_NOT_ASKED ||
+	    P->split_note == SPLIT_DONE)
+		return 0;
+	note = P->split_note;
+	wanted = P->split_wanted;
+	plan_free(P);
+	unsplit.split = false;
+	if (plan_once(L, &unsplit, P, e) != 0)
+		return -1;
+	P->split_note = note;
+	P->split_wanted = wanted;
+	return 0;
+}
+
 /* --page-size asks for pages two permissions would share: no padding helps. */
 static int
 check_page_shared(const struct elf_layout *L, const struct plan_params *p,
@@ -698,12 +727,12 @@ plan_build(const struct elf_layout *L, const struct plan_params *p,
 		return -1;
 	if (p->min_p_align == 0)
 		bare.max_page = p->page > p->input_page ? p->page : p->input_page;
-	if (plan_once(L, &bare, P, e) != 0)
+	if (plan_or_unsplit(L, &bare, P, e) != 0)
 		return -1;
 	if (!P->changed || bare.max_page == p->max_page)
 		return 0;
 	plan_free(P);
-	return plan_once(L, p, P, e);
+	return plan_or_unsplit(L, p, P, e);
 }
 
 void

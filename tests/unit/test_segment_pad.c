@@ -745,6 +745,29 @@ test_split_gap_not_without_split(void **state)
 	assert_int_equal(f->P.new_size, f->L.file_size);
 }
 
+/*
+ * A split refused for want of room leaves no gap either: the gap is the
+ * body's, and there is no body (the same file as gap_file, with the first
+ * PT_LOAD filling its last page).
+ */
+static void
+test_split_no_room_no_gap(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, M(7) + K(88));
+	struct plan_params p = x86;
+
+	seg(f, PT_PHDR, PF_R, 64, 64, 4 * 56, 4 * 56, 8);
+	load(f, PF_R, 0, 0, K(4) - 8);
+	load(f, PF_R | PF_X, K(4), K(4), M(7));
+	gap_ro = load(f, PF_R, M(7) + K(8), M(7) + K(8), K(64));
+	p.split = true;
+	plan_ok(f, &p);
+	assert_int_equal(f->P.split_note, SPLIT_NO_ROOM);
+	assert_int_equal(f->P.split_wanted, 1);
+	assert_int_equal(f->P.segs[gap_ro].new_offset, M(7) + K(8));
+	assert_int_equal(f->P.new_size, f->L.file_size);
+}
+
 /* The check pass refuses the same plan with the gap taken out. */
 static void
 test_split_gap_refused(void **state)
@@ -782,6 +805,7 @@ main(void)
 		T(test_split_gap_after_body),
 		T(test_split_gap_not_without_split),
 		T(test_split_gap_refused),
+		T(test_split_no_room_no_gap),
 		T(test_shared_page_is_repeated),
 		T(test_segments_sharing_a_page_stay_apart),
 		T(test_aarch64_64k_layout),
