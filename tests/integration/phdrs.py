@@ -109,9 +109,20 @@ def flag_text(fl):
     return s or '-'
 
 
+def type_text(t):
+    """The type as readelf -lW names one it does not know."""
+    if t in TYPES:
+        return TYPES[t]
+    if 0x70000000 <= t <= 0x7fffffff:
+        return 'LOPROC+0x%x' % (t - 0x70000000)
+    if 0x60000000 <= t <= 0x6fffffff:
+        return 'LOOS+0x%x' % (t - 0x60000000)
+    return '0x%x' % t
+
+
 def print_rows(ph):
     for i, p in enumerate(ph):
-        print(i, TYPES.get(p['type'], 'LOOS+0x%x' % p['type']), p['offset'],
+        print(i, type_text(p['type']), p['offset'],
               p['vaddr'], p['paddr'], p['filesz'], p['memsz'],
               flag_text(p['flags']), p['align'])
 
