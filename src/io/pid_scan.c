@@ -542,20 +542,23 @@ look_cache(struct known_file *kf, const struct proc *p, const struct smap *m,
 }
 
 /*
- * MADV_COLLAPSE on the file system of a file whose small folios a process
- * maps: measured there (collapse_fs.c, once per file system), where the
- * kernel may do it at all; asked only for such a file, so that --pid
- * writes no probe file where the answer changes nothing.
+ * MADV_COLLAPSE on a file whose small folios a process maps: asked of the
+ * file itself (collapse_fs.c, which writes nothing), where the kernel may
+ * do it at all, once per file.
  */
 static enum tri
-file_collapse(struct known_file *kf)
+file_collapse(struct known_file *kf, const struct proc *p,
+    const struct smap *m)
 {
-	struct stat st;
+	struct proc_error pe = { 0 };
+	int fd;
 
 	if (!kf->collapse_looked && !kf->replaced &&
-	    strcmp(kf->fs_type, "tmpfs") != 0 && stat(kf->path, &st) == 0)
-		kf->collapse = collapse_fs_expect(kf->path, st.st_dev,
-		    kf->collapse);
+	    strcmp(kf->fs_type, "tmpfs") != 0 &&
+	    (fd = open_mapped(p, m, false, &pe)) >= 0) {
+		kf->collapse = collapse_fs_expect(fd, kf->collapse);
+		close(fd);
+	}
 	kf->collapse_looked = true;
 	return kf->collapse;
 }
@@ -615,7 +618,7 @@ measure(const struct scan *s, const struct proc *p,
 		row->facts.cache_huge = kf->cache_huge;
 	}
 	if (row->facts.resident > row->facts.huge)
-		row->facts.collapse = file_collapse(kf);
+		row->facts.collapse = file_collapse(kf, p, &ms[0]);
 	return 0;
 }
 
