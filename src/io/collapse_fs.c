@@ -83,8 +83,9 @@ collapse_fs_measure(int fd)
 
 /*
  * What the page-cache step can count on for collapse, for the file fd:
- * the kernel's expectation (fs_expect) where that is "no", else the
- * measurement where there is one, else the expectation.
+ * the kernel's expectation (fs_expect) where that is "no" (fd is then not
+ * used, and may be -1), else the measurement where there is one, else the
+ * expectation.
  */
 enum tri
 collapse_fs_expect(int fd, enum tri expected)

@@ -551,13 +551,15 @@ file_collapse(struct known_file *kf, const struct proc *p,
     const struct smap *m)
 {
 	struct proc_error pe = { 0 };
-	int fd;
+	int fd = -1;
 
+	/* Where the kernel refuses anyway, the file is not even opened. */
 	if (!kf->collapse_looked && !kf->replaced &&
-	    strcmp(kf->fs_type, "tmpfs") != 0 &&
-	    (fd = open_mapped(p, m, false, &pe)) >= 0) {
+	    strcmp(kf->fs_type, "tmpfs") != 0 && (kf->collapse == TRI_NO ||
+	    (fd = open_mapped(p, m, false, &pe)) >= 0)) {
 		kf->collapse = collapse_fs_expect(fd, kf->collapse);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 	}
 	kf->collapse_looked = true;
 	return kf->collapse;
