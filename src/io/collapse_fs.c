@@ -56,29 +56,40 @@ forced(enum tri *t)
 }
 #endif
 
-/* The probe of the top comment, on fd. */
+/*
+ * The probe of the top comment, on fd.  A call that failed (not one of
+ * MADV_COLLAPSE's answers) is named in *failed, errno set; else NULL.
+ */
 enum tri
-collapse_fs_measure(int fd)
+collapse_fs_measure(int fd, uint64_t pmd, const char **failed)
 {
 	struct pc_map m, first;
-	const char *what;
-	uint64_t pmd;
 	enum tri t = TRI_UNKNOWN;
 	int e;
 
+	*failed = NULL;
 	if (forced(&t))
 		return t;
 	/* Under PR_SET_THP_DISABLE the kernel refuses whatever the file. */
-	if (pc_can_look(&what) != 0 || host_pmd_read(&pmd) != 0 ||
-	    pc_map(fd, 0, pmd, pmd, false, &m) != 0)
+	if (pc_can_look(failed) != 0)
 		return TRI_UNKNOWN;
+	if (pc_map(fd, 0, pmd, pmd, false, &m) != 0) {
+		*failed = m.failed;
+		return TRI_UNKNOWN;
+	}
 	first = m;
 	first.len = (size_t)host_page_size();
 	e = pc_collapse(&first);
 	pc_unmap(&m);
 	if (e == 0)
 		return TRI_YES;
-	return e == EINVAL ? TRI_NO : TRI_UNKNOWN;
+	if (e == EINVAL)
+		return TRI_NO;
+	if (e != ENOMEM && e != EAGAIN && e != EBUSY) {
+		*failed = "madvise(MADV_COLLAPSE)";
+		errno = e;
+	}
+	return TRI_UNKNOWN;
 }
 
 /*
@@ -88,14 +99,15 @@ collapse_fs_measure(int fd)
  * expectation.
  */
 enum tri
-collapse_fs_expect(int fd, enum tri expected)
+collapse_fs_expect(int fd, uint64_t pmd, enum tri expected)
 {
+	const char *failed;
 	enum tri t;
 
 	if (forced(&t))
 		return t;
 	if (expected == TRI_NO)
 		return TRI_NO;
-	t = collapse_fs_measure(fd);
+	t = collapse_fs_measure(fd, pmd, &failed);
 	return t != TRI_UNKNOWN ? t : expected;
 }

@@ -548,7 +548,7 @@ look_cache(struct known_file *kf, const struct proc *p, const struct smap *m,
  */
 static enum tri
 file_collapse(struct known_file *kf, const struct proc *p,
-    const struct smap *m)
+    const struct smap *m, uint64_t pmd)
 {
 	struct proc_error pe = { 0 };
 	int fd = -1;
@@ -557,7 +557,7 @@ file_collapse(struct known_file *kf, const struct proc *p,
 	if (!kf->collapse_looked && !kf->replaced &&
 	    strcmp(kf->fs_type, "tmpfs") != 0 && (kf->collapse == TRI_NO ||
 	    (fd = open_mapped(p, m, false, &pe)) >= 0)) {
-		kf->collapse = collapse_fs_expect(fd, kf->collapse);
+		kf->collapse = collapse_fs_expect(fd, pmd, kf->collapse);
 		if (fd >= 0)
 			close(fd);
 	}
@@ -620,7 +620,7 @@ measure(const struct scan *s, const struct proc *p,
 		row->facts.cache_huge = kf->cache_huge;
 	}
 	if (row->facts.resident > row->facts.huge)
-		row->facts.collapse = file_collapse(kf, p, &ms[0]);
+		row->facts.collapse = file_collapse(kf, p, &ms[0], s->pmd);
 	return 0;
 }
 
