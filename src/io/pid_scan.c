@@ -550,17 +550,21 @@ static enum tri
 file_collapse(struct known_file *kf, const struct proc *p,
     const struct smap *m, uint64_t pmd)
 {
-	struct proc_error pe = { 0 };
+	struct stat st;
 	int fd = -1;
 
-	/* Where the kernel refuses anyway, the file is not even opened. */
+	(void)p;
+	(void)m;
+	/* Where the kernel refuses anyway, the file is not even opened; a
+	 * path that names another file now is not asked. */
 	if (!kf->collapse_looked && !kf->replaced &&
 	    strcmp(kf->fs_type, "tmpfs") != 0 && (kf->collapse == TRI_NO ||
-	    (fd = open_mapped(p, m, false, &pe)) >= 0)) {
+	    ((fd = open(kf->path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) >= 0 &&
+	    fstat(fd, &st) == 0 && (uint64_t)st.st_ino == kf->inode))) {
 		kf->collapse = collapse_fs_expect(fd, pmd, kf->collapse);
-		if (fd >= 0)
-			close(fd);
 	}
+	if (fd >= 0)
+		close(fd);
 	kf->collapse_looked = true;
 	return kf->collapse;
 }
