@@ -162,9 +162,9 @@ const char *host_glibc(void);
 struct kernel_version host_kernel_version(void);
 enum tri host_ro_thp_for_fs(void);
 /* collapse_fs.c: MADV_COLLAPSE on a read-only mapping of a regular file,
- * measured once per run per file system (st_dev). */
-enum tri collapse_fs_measure(const char *path, dev_t dev);
-enum tri collapse_fs_expect(const char *path, dev_t dev, enum tri expected);
+ * asked of the open file itself, writing nothing. */
+enum tri collapse_fs_measure(int fd, uint64_t pmd, const char **failed);
+enum tri collapse_fs_expect(int fd, uint64_t pmd, enum tri expected);
 int host_ro_thp_error(const char **what);
 int fs_expect_path(const char *path, struct fs_info *, struct fs_expect *);
 int fs_expect_fd(int fd, struct fs_expect *);

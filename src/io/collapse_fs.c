@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* SPDX-FileCopyrightText: 2026 the elfthp-align authors */
 /*
- * Does MADV_COLLAPSE collapse a read-only mapping of a regular file on
- * this file system?  Measured, once per run per file system (st_dev):
+ * Does MADV_COLLAPSE collapse a read-only mapping of this regular file?
  * Linux 7.2 does it on ext4 and XFS (CONFIG_READ_ONLY_THP_FOR_FS is gone:
  * file_thp_enabled() asks the mapping's largest folio order), not on
  * btrfs (no PMD-sized folios); 6.18 without the option refuses with
@@ -10,37 +9,27 @@
  * collapses cached small folios in place: nothing is dropped or read, and
  * a process that maps them gets PMDs at its next fault, without a restart.
  *
- * The probe: a file of one PMD written in 64 KiB pieces (small folios) in
- * the directory, synced, closed and opened again read-only (up to 7.1 a
- * file open for writing is never collapsed), unlinked, mapped PROT_READ at
- * a PMD-aligned address, MADV_COLLAPSE, and the mapping's PMDs counted.
- * EINVAL is "no"; 0 with a PMD mapped is "yes"; ENOMEM, EAGAIN, EBUSY (no
- * huge page now) and a directory this user cannot write are "unknown",
- * and the caller falls back to what the kernel is expected to do.  Only
- * where the kernel may collapse at all (collapse_fs_measure's caller
- * decides) is anything written.
+ * The probe writes nothing and changes no page cache: the file itself,
+ * from its open descriptor, is mapped PROT_READ for one PMD at a
+ * PMD-aligned address and file offset 0 (past EOF is allowed: nothing
+ * touches it), and MADV_COLLAPSE is asked of its first page only.
+ * mm/khugepaged.c madvise_collapse() first checks the VMA
+ * (thp_vma_allowable_order for a forced collapse: one aligned PMD in the
+ * VMA, then shmem_huge_enabled or file_thp_enabled) and returns EINVAL
+ * where this file cannot be collapsed; else the range, rounded in to
+ * PMDs, is empty, nothing is scanned and it returns 0.  So EINVAL is
+ * "no", 0 is "yes", and anything else (ENOMEM, a mapping that failed, a
+ * process under PR_SET_THP_DISABLE, which the kernel refuses whatever the
+ * file) is "unknown": the caller falls back to what the kernel is
+ * expected to do.  Asked per file, since the kernel decides per inode (a
+ * file open for writing is refused up to 7.1); it costs one mmap and one
+ * madvise (which drains the per-CPU LRU lists where it says 0).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "elfthp_io.h"
-
-#define COLLAPSE_FS_MAX 64
-
-static struct {
-	dev_t dev;
-	enum tri works;
-} known[COLLAPSE_FS_MAX];
-static size_t nknown;
-static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #ifdef ELFTHP_TEST_HOOKS
 /*
@@ -67,125 +56,58 @@ forced(enum tri *t)
 }
 #endif
 
-/* A file of pmd bytes in dir, written in small pieces; its fd read-only. */
-static int
-probe_small_file(const char *dir, uint64_t pmd)
-{
-	char path[PATH_MAX], buf[65536];
-	uint64_t off;
-	int fd, ro = -1, e = 0;
-
-	if (snprintf(path, sizeof(path), "%s/.elfthp-collapse-XXXXXX", dir) >=
-	    (int)sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
-		return -1;
-	memset(buf, 0x5a, sizeof(buf));
-	for (off = 0; off < pmd && e == 0; off += sizeof(buf))
-		if (pwrite(fd, buf, sizeof(buf), (off_t)off) !=
-		    (ssize_t)sizeof(buf))
-			e = errno != 0 ? errno : ENOSPC;
-	if (e == 0 && fdatasync(fd) != 0 && errno != EINVAL)
-		e = errno;
-	close(fd);
-	if (e == 0 && (ro = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		e = errno;
-	unlink(path);
-	errno = e;
-	return ro;
-}
-
-/* The measurement of the top comment, in dir. */
-static enum tri
-probe_dir(const char *dir, uint64_t pmd)
-{
-	struct pc_map m;
-	uint64_t bytes = 0;
-	const char *what;
-	enum tri t = TRI_UNKNOWN;
-	int fd, e;
-
-	if ((fd = probe_small_file(dir, pmd)) < 0)
-		return TRI_UNKNOWN;
-	if (pc_map(fd, 0, pmd, pmd, false, &m) == 0) {
-		e = pc_collapse(&m);
-		if (e == EINVAL)
-			t = TRI_NO;
-		else if (e == 0 && pc_populate(&m) == 0 &&
-		    pc_pmd_mapped(&m, &bytes, &what) == 0)
-			t = bytes >= pmd ? TRI_YES : TRI_UNKNOWN;
-		pc_unmap(&m);
-	}
-	close(fd);
-	return t;
-}
-
-/* The cached answer for dev: true with *t, or false. */
-static bool
-cached(dev_t dev, enum tri *t)
-{
-	size_t i;
-
-	for (i = 0; i < nknown; i++)
-		if (known[i].dev == dev) {
-			*t = known[i].works;
-			return true;
-		}
-	return false;
-}
-
 /*
- * MADV_COLLAPSE on the file system of path (st_dev dev): measured in
- * path's directory the first time this run asks about dev (see the top
- * comment), then the same answer.  TRI_UNKNOWN where it could not be
- * measured.  Thread-safe: --warm asks from several threads.
+ * The probe of the top comment, on fd.  A call that failed (not one of
+ * MADV_COLLAPSE's answers) is named in *failed, errno set; else NULL.
  */
 enum tri
-collapse_fs_measure(const char *path, dev_t dev)
+collapse_fs_measure(int fd, uint64_t pmd, const char **failed)
 {
-	char *copy = NULL;
-	const char *dir = path;
-	struct stat st;
-	uint64_t pmd;
+	struct pc_map m, first;
 	enum tri t = TRI_UNKNOWN;
+	int e;
 
+	*failed = NULL;
 	if (forced(&t))
 		return t;
-	pthread_mutex_lock(&known_lock);
-	if (cached(dev, &t))
-		goto out;
-	if (host_pmd_read(&pmd) == 0 && stat(path, &st) == 0) {
-		if (!S_ISDIR(st.st_mode) && (copy = strdup(path)) != NULL)
-			dir = dirname(copy);
-		if (copy != NULL || S_ISDIR(st.st_mode))
-			t = probe_dir(dir, pmd);
-		free(copy);
+	/* Under PR_SET_THP_DISABLE the kernel refuses whatever the file. */
+	if (pc_can_look(failed) != 0)
+		return TRI_UNKNOWN;
+	if (pc_map(fd, 0, pmd, pmd, false, &m) != 0) {
+		*failed = m.failed;
+		return TRI_UNKNOWN;
 	}
-	if (nknown < COLLAPSE_FS_MAX) {
-		known[nknown].dev = dev;
-		known[nknown++].works = t;
+	first = m;
+	first.len = (size_t)host_page_size();
+	e = pc_collapse(&first);
+	pc_unmap(&m);
+	if (e == 0)
+		return TRI_YES;
+	if (e == EINVAL)
+		return TRI_NO;
+	if (e != ENOMEM && e != EAGAIN && e != EBUSY) {
+		*failed = "madvise(MADV_COLLAPSE)";
+		errno = e;
 	}
-out:
-	pthread_mutex_unlock(&known_lock);
-	return t;
+	return TRI_UNKNOWN;
 }
 
 /*
- * What the page-cache step can count on for collapse, on the file system
- * of path: the kernel's expectation e (fs_expect) where that is "no",
- * else the measurement where there is one, else the expectation.
+ * What the page-cache step can count on for collapse, for the file fd:
+ * the kernel's expectation (fs_expect) where that is "no" (fd is then not
+ * used, and may be -1), else the measurement where there is one, else the
+ * expectation.
  */
 enum tri
-collapse_fs_expect(const char *path, dev_t dev, enum tri expected)
+collapse_fs_expect(int fd, uint64_t pmd, enum tri expected)
 {
+	const char *failed;
 	enum tri t;
 
 	if (forced(&t))
 		return t;
 	if (expected == TRI_NO)
 		return TRI_NO;
-	t = collapse_fs_measure(path, dev);
+	t = collapse_fs_measure(fd, pmd, &failed);
 	return t != TRI_UNKNOWN ? t : expected;
 }

@@ -155,16 +155,25 @@ host_probe_broke(const struct fs_probe *p)
 	    p->error != EDQUOT);
 }
 
-/* The probe, in dir: a nameless file of two PMDs, one write(), measured. */
+/*
+ * The probe, in dir: a nameless file of two PMDs, one write(), measured.
+ * *ro: the file opened again read-only (through /proc/self/fd, the writer
+ * then closed: up to 7.1 a file open for writing is never collapsed), for
+ * the caller to ask MADV_COLLAPSE of and close; -1 where there is none.
+ * ro NULL: not wanted.  A reopen that fails is the probe's failure.
+ */
 static void
-probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
+probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p, int *ro)
 {
+	char self[64];
 	uint64_t size = 2 * pmd;
 	const char *what;
 	ssize_t put;
 	char *buf;
 	int fd;
 
+	if (ro != NULL)
+		*ro = -1;
 	memset(p, 0, sizeof(*p));
 	/* Its mappings would show no PMD, whatever the file system keeps. */
 	if (pc_can_look(&what) != 0) {
@@ -189,6 +198,12 @@ probe_dir(const char *dir, uint64_t pmd, struct fs_probe *p)
 	else if ((p->error = put < 0 ? errno : ENOSPC) != 0 && host_probe_broke(p))
 		p->failed = "pwrite";	/* not ENOSPC, EDQUOT: the place's */
 	free(buf);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (p->done && ro != NULL &&
+	    (*ro = open(self, O_RDONLY | O_CLOEXEC)) < 0) {
+		probe_failed(p, errno, "open(/proc/self/fd)");
+		p->done = false;
+	}
 	close(fd);
 }
 
@@ -199,6 +214,9 @@ host_probe_path(struct host_path *h, const struct host_facts *hf, uint64_t pmd)
 	struct stat st;
 	char *copy = NULL;
 	const char *dir = h->path;
+	int ro = -1;
+	bool measure;
+	const char *what;
 
 	if (stat(h->path, &st) != 0) {
 		h->error = errno;
@@ -211,12 +229,29 @@ host_probe_path(struct host_path *h, const struct host_facts *hf, uint64_t pmd)
 	}
 	if (!S_ISDIR(st.st_mode) && (copy = strdup(h->path)) != NULL)
 		dir = dirname(copy);
-	probe_dir(dir, pmd, &h->probe);
+	/* MADV_COLLAPSE asked of the file itself, else of the probe's. */
+	measure = strcmp(h->fs.type, "tmpfs") != 0 &&
+	    strcmp(h->fs.type, "shmem") != 0;
+	probe_dir(dir, pmd, &h->probe, measure && !S_ISREG(st.st_mode) ?
+	    &ro : NULL);
 	free(copy);
+	if (measure && S_ISREG(st.st_mode) &&
+	    (ro = open(h->path, O_RDONLY | O_CLOEXEC)) < 0) {
+		h->error = errno;
+		h->what = "open";
+		return;
+	}
 	fs_expect(&h->fs, hf->version, hf->ro_thp_for_fs, &h->expect);
 	h->collapse = h->expect.collapse;
-	if (strcmp(h->fs.type, "tmpfs") != 0 && strcmp(h->fs.type, "shmem") != 0)
-		h->collapse = collapse_fs_measure(h->path, st.st_dev);
+	if (measure && ro >= 0) {
+		h->collapse = collapse_fs_measure(ro, pmd, &what);
+		/* A measurement that broke is the probe's failure: exit 2. */
+		if (what != NULL)
+			probe_failed(&h->probe, errno, what);
+	} else if (measure)
+		h->collapse = TRI_UNKNOWN;
+	if (ro >= 0)
+		close(ro);
 	if (h->collapse != TRI_UNKNOWN)
 		h->expect.collapse = h->collapse;
 	h->khugepaged = host_khugepaged(hf, h->collapse);

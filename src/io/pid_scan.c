@@ -542,20 +542,29 @@ look_cache(struct known_file *kf, const struct proc *p, const struct smap *m,
 }
 
 /*
- * MADV_COLLAPSE on the file system of a file whose small folios a process
- * maps: measured there (collapse_fs.c, once per file system), where the
- * kernel may do it at all; asked only for such a file, so that --pid
- * writes no probe file where the answer changes nothing.
+ * MADV_COLLAPSE on a file whose small folios a process maps: asked of the
+ * file itself (collapse_fs.c, which writes nothing), where the kernel may
+ * do it at all, once per file.
  */
 static enum tri
-file_collapse(struct known_file *kf)
+file_collapse(struct known_file *kf, const struct proc *p,
+    const struct smap *m, uint64_t pmd)
 {
 	struct stat st;
+	int fd = -1;
 
+	(void)p;
+	(void)m;
+	/* Where the kernel refuses anyway, the file is not even opened; a
+	 * path that names another file now is not asked. */
 	if (!kf->collapse_looked && !kf->replaced &&
-	    strcmp(kf->fs_type, "tmpfs") != 0 && stat(kf->path, &st) == 0)
-		kf->collapse = collapse_fs_expect(kf->path, st.st_dev,
-		    kf->collapse);
+	    strcmp(kf->fs_type, "tmpfs") != 0 && (kf->collapse == TRI_NO ||
+	    ((fd = open(kf->path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) >= 0 &&
+	    fstat(fd, &st) == 0 && (uint64_t)st.st_ino == kf->inode))) {
+		kf->collapse = collapse_fs_expect(fd, pmd, kf->collapse);
+	}
+	if (fd >= 0)
+		close(fd);
 	kf->collapse_looked = true;
 	return kf->collapse;
 }
@@ -615,7 +624,7 @@ measure(const struct scan *s, const struct proc *p,
 		row->facts.cache_huge = kf->cache_huge;
 	}
 	if (row->facts.resident > row->facts.huge)
-		row->facts.collapse = file_collapse(kf);
+		row->facts.collapse = file_collapse(kf, p, &ms[0], s->pmd);
 	return 0;
 }
 

@@ -537,7 +537,7 @@ warm_expect(struct warm_ctx *c, const struct fs_info *fs)
 	/* Measured on the file system itself, where it may work at all. */
 	if (c->path != NULL && strcmp(fs->type, "tmpfs") != 0 &&
 	    strcmp(fs->type, "shmem") != 0)
-		c->expect.collapse = collapse_fs_expect(c->path, c->st.st_dev,
+		c->expect.collapse = collapse_fs_expect(c->fd, c->pmd,
 		    c->expect.collapse);
 	c->r->fs_why = c->expect.why;
 	c->r->fs_advice = c->expect.advice;

@@ -13,12 +13,18 @@
 #     a root without any is "unknown", not the host's answer;
 #   - --host measures MADV_COLLAPSE per file system ("MADV_COLLAPSE here:
 #     no"), and says khugepaged does not collapse text there;
-#   - the per-file-system probe decides, not the config: with a config
-#     that claims CONFIG_READ_ONLY_THP_FOR_FS=y, --warm -n on cached small
-#     folios still says they would be dropped and read again (not
-#     collapsed in place), and --pid on a process that maps small folios
-#     still says stop, --warm, start (tests/mutants/collapse-no-probe
+#   - the probe (MADV_COLLAPSE asked of the first page of a one-PMD
+#     read-only mapping of the file itself) decides, not the config: with
+#     a config that claims CONFIG_READ_ONLY_THP_FOR_FS=y, --warm -n on
+#     cached small folios still says they would be dropped and read again
+#     (not collapsed in place), and --pid on a process that maps small
+#     folios still says stop, --warm, start (tests/mutants/collapse-no-probe
 #     skips the probe and fails here);
+#   - the probe writes nothing: --warm -n, --report and --pid, with that
+#     config (so that the probe runs), create, remove, rename or link no
+#     file (strace shows no O_CREAT, O_TMPFILE, creat, mkdir, unlink,
+#     rename, link, mknod or truncate; the rewrite itself is the control
+#     that shows the look can fail), and the directory lists the same;
 #   - the collapse path forced (ELFTHP_TEST_COLLAPSE=yes) where the kernel
 #     refuses it falls back: --warm while the program runs exits 1 with 0
 #     made huge and the program keeps 0 kB; stopped, --warm drops and reads
@@ -52,6 +58,25 @@ REL=$(uname -r)
 
 # hooked ARGS...: the hooked tool, as run_tool runs the tool.
 hooked() { TOOL=$HOOKED run_tool "$@"; }
+
+# traced ARGS...: the hooked tool under strace, its calls that name files
+# in $WORK/trace.log; T_RC, T_OUT as run_tool.
+TRACE_CALLS=open,openat,openat2,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,mknod,mknodat,truncate
+traced() {
+    TOOL=strace run_tool -f -qq -o "$WORK/trace.log" -e trace="$TRACE_CALLS" "$HOOKED" "$@"
+}
+
+# writes_nothing: $WORK/trace.log holds no call that makes, removes,
+# renames or links a file (a failed attempt counts too).
+writes_nothing() {
+    local bad
+    [ -s "$WORK/trace.log" ] || { WHY="no strace log"; return 1; }
+    grep -q 'openat(' "$WORK/trace.log" || { WHY="strace saw no openat"; return 1; }
+    bad=$(grep -E 'O_CREAT|O_TMPFILE|(^|[^a-z_])(creat|mkdirat|mkdir|unlinkat|unlink|renameat2|renameat|rename|linkat|link|symlinkat|symlink|mknodat|mknod|truncate)\(' \
+        "$WORK/trace.log" | head -3)
+    [ -z "$bad" ] && return 0
+    WHY="it did: $bad"; return 1
+}
 
 # has TEXT WANT: TEXT contains WANT.
 has() {
@@ -126,12 +151,40 @@ ELFTHP_TEST_CONFIG_ROOT=$YES hooked --warm -n --format json "$E/lld"
 assert "--warm -n's JSON: the bytes of every window read again" \
     has "$T_OUT" "\"read_bytes\":$((NW * PMD_KB * 1024))"
 
+echo "# the probe writes nothing: --warm -n, --report, --pid"
+if command -v strace > /dev/null; then
+    BEFORE=$(listing "$E")
+    ELFTHP_TEST_CONFIG_ROOT=$YES traced --warm -n "$E/lld"
+    assert "--warm -n under strace: the same look (dropped and read again)" \
+        has "$T_OUT" "would be dropped and read again"
+    assert "--warm -n (the probe run) creates, removes, renames no file" writes_nothing
+    ELFTHP_TEST_CONFIG_ROOT=$YES traced --report "$E/lld"
+    assert "--report under strace exits 0" tool_rc 0
+    assert "--report (the probe run) creates, removes, renames no file" writes_nothing
+    assert "the directory lists the same after --warm -n and --report" \
+        equals "listing of $E" "$(listing "$E")" "$BEFORE"
+    # Control: the look fails where files are made (the rewrite).
+    ELFTHP_TEST_CONFIG_ROOT=$YES traced --no-warm -o "$E/lld.copy" "$LLD"
+    assert "control: the rewrite under strace exits 0" tool_rc 0
+    assert_not "control: the rewrite's created file is seen" writes_nothing
+    rm -f "$E/lld.copy"
+else
+    skip "the probe writes nothing" "strace not installed"
+fi
+
 drop_cache "$E/lld"
 if hold_start "$WORK/hold.out" setarch x86_64 -R "$E/lld"; then
     assert "the program started cold maps 0 kB" kb_is "cold" "$(pmd_kb "$HOLD_PID" "$E/lld")" 0
     ELFTHP_TEST_CONFIG_ROOT=$YES hooked --pid "$HOLD_PID"
     assert "--pid (config says yes, probe says no): stop, --warm, start" \
         has "$T_OUT" "then start it again"
+    if command -v strace > /dev/null; then
+        BEFORE=$(listing "$E")
+        ELFTHP_TEST_CONFIG_ROOT=$YES traced --pid "$HOLD_PID"
+        assert "--pid under strace: the same verdict" has "$T_OUT" "then start it again"
+        assert "--pid (the probe run) creates, removes, renames no file" writes_nothing
+        assert "the directory lists the same after --pid" equals "listing of $E" "$(listing "$E")" "$BEFORE"
+    fi
     echo "# the collapse path forced where the kernel refuses it"
     ELFTHP_TEST_COLLAPSE=yes hooked --warm --format json "$E/lld"
     assert "forced collapse, program running: --warm exits 1" tool_rc 1

@@ -109,8 +109,8 @@ def parse_console(text):
     return kb, js, rc, errs
 
 
-def host_verdict(js, fs):
-    for o in js.get((fs, "host"), []):
+def host_verdict(js, fs, what="host"):
+    for o in js.get((fs, what), []):
         if isinstance(o, dict) and "path" in o:
             return o
     return None
@@ -225,9 +225,18 @@ def release_at_least(rel, major, minor):
     return bool(m) and (int(m[1]), int(m[2])) >= (major, minor)
 
 
-def collapse_measured(js, fs):
-    v = host_verdict(js, fs)
+def collapse_measured(js, fs, what="host"):
+    v = host_verdict(js, fs, what)
     return None if v is None else v.get("madv_collapse")
+
+
+def check_probe_file(c, name, fs, js):
+    """MADV_COLLAPSE asked of the fixture file itself (--host FILE, which
+    writes nothing there) says what the probe of the directory says."""
+    d, f = collapse_measured(js, fs), collapse_measured(js, fs, "host-file")
+    c.check(f is not None and f == d,
+            f"{name} {fs}: MADV_COLLAPSE asked of the file itself says {f} "
+            f"(the directory's probe: {d})", f"{host_verdict(js, fs, 'host-file')}")
 
 
 def check_inplace(c, name, rel, fs, kb, js, rc, full, windows):
@@ -262,6 +271,8 @@ def check_inplace(c, name, rel, fs, kb, js, rc, full, windows):
     if collapse:
         c.check("--warm" in fix and "stop" not in fix and "start it again" not in fix,
                 f"{name} {fs}: --pid's step is --warm while it runs", f"fix: {fix}")
+        # --pid, --host FILE and --warm -n itself asked MADV_COLLAPSE of the
+        # file while the process mapped its small folios: nothing collapsed.
         c.check(look.get("made_huge") == windows and look.get("read_bytes") == 0 and
                 all(s.get("state") == "small-folios-collapse" for s in look.get("window_states", [{}])),
                 f"{name} {fs}: --warm -n: {windows} windows collapsed in place, 0 B read", f"{look}")
@@ -340,6 +351,8 @@ def check_guest(c, vm, name):
             rows.append(row)
         if fs in ("ext4", "xfs"):
             check_inplace(c, name, rel, fs, kb, js, rc, full, windows)
+        if fs != "tmpfs":
+            check_probe_file(c, name, fs, js)
     if release_at_least(rel, 7, 2):
         h = next((o for o in js.get(("ext4", "host"), []) if isinstance(o, dict)
                   and o.get("status") == "host"), {})

@@ -119,6 +119,8 @@ running() {
     start "$fs" run-cold "$f" --loop || return
     report "$fs" run-cold "$PID" "$f"
     json "$fs" pid-run-cold $T --pid "$PID" --format json
+    # MADV_COLLAPSE asked of the mapped file itself: it must change nothing.
+    json "$fs" host-file $T --host --format json "$f"
     json "$fs" warm-n-run $T --warm -n --format json "$f"
     json "$fs" warm-run $T --warm --format json "$f"
     settle "$fs" run-warm "$PID" "$f" 10
@@ -194,6 +196,7 @@ fs_cases() {
     json "$fs" aligned-rc $T --format json $D/cp
     measure "$fs" aligned $D/cp
     json "$fs" host $T --host --format json $D
+    [ "$fs" = btrfs ] && json "$fs" host-file $T --host --format json $D/rw
     [ "$fs" = btrfs ] || running "$fs"
     umount $D
 }
