@@ -22,7 +22,7 @@ MACHINES = {
     "Advanced Micro Devices X86-64": ("x86_64", 4 * KiB),
     "AArch64": ("aarch64", 64 * KiB),
 }
-PF_X, PF_W = 1, 2
+PF_X, PF_W, PF_R = 1, 2, 4
 
 # docs/json.md (JSON OUTPUT, schema 1).  TOP_CMP: what the model predicts.
 TOP_KEYS = ["schema", "mode", "file", "status", "machine", "type", "geometry",
@@ -33,7 +33,7 @@ TOP_CMP = ["schema", "mode", "file", "status", "machine", "type", "geometry",
            "base_aligned_after"]
 SEG_KEYS = ["index", "flags", "offset", "vaddr", "filesz_bytes",
             "align_bytes", "verdict", "windows_now", "windows_after",
-            "kernel_patch_aligns"]
+            "kernel_patch_aligns", "glibc_elf_thp", "has_ld_so", "bionic"]
 GEO_KEYS = ["name", "page_bytes", "pmd_bytes", "cont_bytes", "measured",
             "translations_now", "translations_after", "huge_bytes_now",
             "huge_bytes_after", "rss_increase_max_bytes", "aslr_bits_lost",
@@ -113,7 +113,8 @@ def read_layout(path):
             index=len(L.phdrs), type=m.group(1), offset=int(m.group(2), 16),
             vaddr=int(m.group(3), 16), filesz=int(m.group(5), 16),
             memsz=int(m.group(6), 16), align=int(m.group(8), 0),
-            flags=(PF_X if "E" in fl else 0) | (PF_W if "W" in fl else 0),
+            flags=(PF_X if "E" in fl else 0) | (PF_W if "W" in fl else 0) |
+                  (PF_R if "R" in fl else 0),
             rflags=("R" if "R" in fl else " ") + ("W" if "W" in fl else " ") +
                    ("E" if "E" in fl else " ")))
     if len(L.phdrs) != L.phnum:
@@ -135,6 +136,23 @@ def read_layout(path):
     L.flags1_pie = bool(re.search(r"\(FLAGS_1\).*\bPIE\b", dyn))
     L.has_soname = "(SONAME)" in dyn
     return L
+
+
+def takers(L, k, p, pmd):
+    """Who takes the PT_LOAD at load time (docs/rewrite.md): glibc 2.44's
+    glibc.elf.thp (read-only, page-rounded p_vaddr and p_offset multiples
+    of the PMD, a PMD of it; only where an ld.so runs), bionic (PF_X,
+    p_align exactly 2 MiB)."""
+    page = 4096
+    ld_so = k != "static-pie" and not (k == "executable" and
+                                       not L.has_interp)
+    start = p["vaddr"] // page * page
+    off = p["offset"] // page * page
+    end = -(-(p["vaddr"] + p["filesz"]) // page) * page
+    glibc = (ld_so and not p["flags"] & PF_W and bool(p["flags"] & PF_R) and
+             end - start >= pmd and start % pmd == 0 and off % pmd == 0)
+    return dict(glibc_elf_thp=glibc, has_ld_so=ld_so,
+                bionic=bool(p["flags"] & PF_X) and p["align"] == 0x200000)
 
 
 def kind(L):
@@ -369,7 +387,8 @@ def expected(path, name, page_size=0):
             kernel_patch_aligns=(k != "shared-library" and ro and
                                  pmd <= PMD_CAP and p["vaddr"] % pmd == 0 and
                                  p["offset"] % pmd == 0 and
-                                 p["filesz"] >= pmd and p["align"] < pmd)))
+                                 p["filesz"] >= pmd and p["align"] < pmd),
+            **takers(L, k, p, pmd)))
     geos = []
     for g in GEOMETRIES:
         gname, page, pmd, cont = g
@@ -503,7 +522,8 @@ def approx(text, exact):
 
 
 SEG_ROW = re.compile(r"^  (\d+)\s+([R ][W ][E ]) (0x[0-9a-f]+) (0x[0-9a-f]+)\s+"
-                     r"(\S+) (0x[0-9a-f]+) (yes|no)\s+(\d+)\s+(\d+)  (aligns|-)$")
+                     r"(\S+) (0x[0-9a-f]+) (yes|no)\s+(\d+)\s+(\d+)  (aligns|-)"
+                     r"\s+(takes|static|-)\s+(takes|-)$")
 
 
 def cmd_text(label, path, name, tool_out, page_size=0):
@@ -547,10 +567,14 @@ def cmd_text(label, path, name, tool_out, page_size=0):
             continue
         got = (int(m.group(1)), m.group(2), int(m.group(3), 16),
                int(m.group(4), 16), int(m.group(6), 16), m.group(7) == "yes",
-               int(m.group(8)), int(m.group(9)), m.group(10) == "aligns")
+               int(m.group(8)), int(m.group(9)), m.group(10) == "aligns",
+               m.group(11), m.group(12) == "takes")
+        glibc = ("static" if not e["has_ld_so"] else
+                 "takes" if e["glibc_elf_thp"] else "-")
         want = (e["index"], e["rflags"], e["offset"], e["vaddr"],
                 e["align_bytes"], e["eligible"], e["windows_now"],
-                e["windows_after"], e["kernel_patch_aligns"])
+                e["windows_after"], e["kernel_patch_aligns"], glibc,
+                e["bionic"])
         if got != want or not approx(m.group(5), e["filesz_bytes"]):
             bad.append("row %r, expected %r filesz %d" % (
                 row, want, e["filesz_bytes"]))
