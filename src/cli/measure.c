@@ -36,6 +36,13 @@
 
 #include "elfthp_cli.h"
 
+/* The Makefile says where make install puts the audit module; builds of
+ * the sources alone (check-vm's static tool, the fuzzers) get the
+ * default PREFIX's. */
+#ifndef ELFTHP_PKGLIBDIR
+#define ELFTHP_PKGLIBDIR "/usr/local/lib/elfthp-align"
+#endif
+
 #define NMETRICS (6 + CTR_N)
 
 struct round_rec {
