@@ -341,6 +341,9 @@ struct pid_scan {
 void pid_scan(const long *pids, size_t npids, bool all, struct pid_scan *);
 void pid_scan_free(struct pid_scan *);
 
+/* A long path as messages quote it: its tail after *dots ("..." or ""). */
+const char *path_shown(const char *s, const char **dots);
+
 /* dirfd.c: the directory a file is worked on through (a new descriptor,
  * or -1 with the reason in err). */
 int dir_open_beneath(int start, const char *rel, size_t len, char *err,

@@ -170,9 +170,10 @@ dest_output_path(const char *output, const struct stat *input,
     struct resolved *final, char *err, size_t n)
 {
 	char why[400];
+	const char *dots, *shown = path_shown(output, &dots);
 
 	if (path_parent(output, final, why, sizeof(why)) != 0)
-		return error_text(err, n, "%s: %s", output, why);
+		return error_text(err, n, "%s%s: %s", dots, shown, why);
 	if (output_found(output, input, final, err, n) != 0) {
 		resolved_free(final);
 		return -1;

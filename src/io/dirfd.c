@@ -69,6 +69,17 @@ shown_tail(const char *s, size_t len)
 	return q;
 }
 
+/* The name a message quotes: s whole, or "..." and its last DIR_SHOWN
+ * bytes (*dots says which); see shown_tail. */
+const char *
+path_shown(const char *s, const char **dots)
+{
+	struct shown q = shown_tail(s, strlen(s));
+
+	*dots = q.dots;
+	return q.s;
+}
+
 static int
 component_error(const char *comp, size_t len, int e, char *err, size_t n)
 {

@@ -114,10 +114,15 @@ if want paths; then
     run_tool -o "$p/missing/out" "$p/prog"
     assert "long path -o: exit 2" tool_rc 2
     assert "long path -o: the errno's text is not cut off" ends_with_errno "$p/prog"
-    # The control: a short name gives the whole directory.
+    # The control: a short name is quoted whole, the errno after it (the
+    # resolver walks it one component at a time).
     run_tool --check "$WORK/missing/prog"
-    assert "control: a short directory is quoted whole" \
-        equals "message" "$T_ERR" "elfthp-align: $WORK/missing/prog: $WORK/missing: No such file or directory"
+    assert "control: a short name is quoted whole" \
+        equals "message" "$T_ERR" "elfthp-align: $WORK/missing/prog: No such file or directory"
+    cp /bin/true "$WORK/true"
+    run_tool -o "$WORK/missing/out" "$WORK/true"
+    assert "control: a short -o name is quoted whole" \
+        equals "message" "$T_ERR" "elfthp-align: $WORK/true: $WORK/missing/out: No such file or directory"
     rm -rf "$WORK/long"
 fi
 
