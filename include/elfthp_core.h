@@ -668,8 +668,9 @@ struct load_takers {
 	bool kernel;	/* the proposed binfmt_elf change aligns it */
 	bool bionic;	/* bionic's linker: PF_X, p_align exactly 2 MiB */
 };
+bool layout_has_ld_so(const struct elf_layout *);
 void load_takers(const struct elf_layout *, const struct seg_desc *,
-    uint64_t pmd, uint64_t page, struct load_takers *);
+    uint64_t pmd, uint64_t page, bool has_ld_so, struct load_takers *);
 bool kernel_patch_aligns(const struct elf_layout *, const struct seg_desc *,
     uint64_t pmd);
 /* What the headers say the file is: the loader that places it follows. */

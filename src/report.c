@@ -349,10 +349,11 @@ impact_text_segments(FILE *f, const struct elf_layout *L,
 		const struct seg_plan *sp = &P->segs[i];
 		char flags[4], size[16];
 		struct load_takers t;
+	const bool ld_so = layout_has_ld_so(L);
 
 		if (s->type != PT_LOAD)
 			continue;
-		load_takers(L, s, pmd, LAYOUT_MIN_PAGE, &t);
+		load_takers(L, s, pmd, LAYOUT_MIN_PAGE, ld_so, &t);
 		flag_text(s->flags, flags);
 		format_size(size, sizeof(size), s->filesz);
 		fprintf(f, "  %-3zu %-3s 0x%0*" PRIx64 " 0x%0*" PRIx64 " %8s "
@@ -403,6 +404,7 @@ impact_json_segments(struct json *j, const struct elf_layout *L,
     const struct plan *P, uint64_t pmd)
 {
 	struct load_takers t;
+	const bool ld_so = layout_has_ld_so(L);
 	size_t i;
 
 	json_array(j, "segments");
@@ -418,7 +420,7 @@ impact_json_segments(struct json *j, const struct elf_layout *L,
 		json_str(j, "verdict", verdict_code(sp->verdict));
 		json_u64(j, "windows_now", sp->windows_now);
 		json_u64(j, "windows_after", sp->windows_after);
-		load_takers(L, s, pmd, LAYOUT_MIN_PAGE, &t);
+		load_takers(L, s, pmd, LAYOUT_MIN_PAGE, ld_so, &t);
 		json_bool(j, "kernel_patch_aligns", t.kernel);
 		json_bool(j, "glibc_elf_thp", t.glibc);
 		json_bool(j, "has_ld_so", t.has_ld_so);

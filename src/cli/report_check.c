@@ -203,12 +203,14 @@ takers_text(FILE *f, const char *name, const struct elf_layout *L,
     const struct plan *P)
 {
 	struct load_takers t;
+	const bool ld_so = layout_has_ld_so(L);
 	size_t i;
 
 	for (i = 0; i < L->nsegs; i++) {
 		if (!takers_shown(&L->segs[i]))
 			continue;
-		load_takers(L, &L->segs[i], P->huge_align, LAYOUT_MIN_PAGE, &t);
+		load_takers(L, &L->segs[i], P->huge_align, LAYOUT_MIN_PAGE,
+		    ld_so, &t);
 		fprintf(f, "%s: PT_LOAD %zu at 0x%" PRIx64 ": glibc.elf.thp %s, "
 		    "kernel patch %s, bionic %s\n", name, i, L->segs[i].vaddr,
 		    !t.has_ld_so ? "n/a (static: no ld.so)" : t.glibc ? "yes" :
@@ -220,13 +222,15 @@ static void
 takers_json(struct json *j, const struct elf_layout *L, const struct plan *P)
 {
 	struct load_takers t;
+	const bool ld_so = layout_has_ld_so(L);
 	size_t i;
 
 	json_array(j, "takers");
 	for (i = 0; i < L->nsegs; i++) {
 		if (!takers_shown(&L->segs[i]))
 			continue;
-		load_takers(L, &L->segs[i], P->huge_align, LAYOUT_MIN_PAGE, &t);
+		load_takers(L, &L->segs[i], P->huge_align, LAYOUT_MIN_PAGE,
+		    ld_so, &t);
 		json_object(j, NULL);
 		json_u64(j, "segment", i);
 		json_u64(j, "vaddr", L->segs[i].vaddr);

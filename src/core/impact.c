@@ -298,20 +298,36 @@ glibc_thp_takes(const struct seg_desc *s, uint64_t thp, uint64_t page)
 	return end - start >= thp && ((start | off) & (thp - 1)) == 0;
 }
 
-/* Who makes one PT_LOAD huge at load time, computed once for every report. */
-void
-load_takers(const struct elf_layout *L, const struct seg_desc *s,
-    uint64_t pmd, uint64_t page, struct load_takers *t)
+/*
+ * Whether an ld.so loads the file: not a static PIE, not an ET_EXEC
+ * without PT_INTERP (the reader notes PT_INTERP for ET_DYN only).  Once
+ * per file, not per segment: the table may hold 65535 entries.
+ */
+bool
+layout_has_ld_so(const struct elf_layout *L)
 {
 	enum file_kind k = file_kind(L);
-	bool interp = false;
 	size_t i;
 
-	/* The reader notes PT_INTERP for ET_DYN only: look here. */
+	if (k == KIND_STATIC_PIE)
+		return false;
+	if (k != KIND_EXECUTABLE)
+		return true;
 	for (i = 0; i < L->nsegs; i++)
-		interp |= L->segs[i].type == PT_INTERP;
-	t->has_ld_so = k != KIND_STATIC_PIE &&
-	    !(k == KIND_EXECUTABLE && !interp);
+		if (L->segs[i].type == PT_INTERP)
+			return true;
+	return false;
+}
+
+/*
+ * Who makes one PT_LOAD huge at load time, computed once for every report;
+ * has_ld_so is layout_has_ld_so's answer for the file.
+ */
+void
+load_takers(const struct elf_layout *L, const struct seg_desc *s,
+    uint64_t pmd, uint64_t page, bool has_ld_so, struct load_takers *t)
+{
+	t->has_ld_so = has_ld_so;
 	/* No plan (a refused file): no PMD to judge by, nobody takes it. */
 	t->glibc = pmd != 0 && t->has_ld_so && glibc_thp_takes(s, pmd, page);
 	t->kernel = pmd != 0 && kernel_patch_aligns(L, s, pmd);
