@@ -261,7 +261,7 @@ $(HOOKED): $(filter-out $(HOOK_SRCS:.c=.o),$(OBJS)) $(HOOK_OBJS)
 # First the shape of the code: no arrow up a layer, no circle, a core that
 # imports only the allow-list (scripts/layers.sh), functions that fit on
 # a screen (scripts/funcsize.sh); then the tests.
-check: elfthp-align $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
+check: elfthp-align elfthp-audit.so $(HOOKED) $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
 	@sh scripts/layers.sh
 	@sh scripts/funcsize.sh
 	@sh tests/run.sh $(UNIT_TESTS) $(WRITE_TESTS) $(MEASURE_TESTS)
