@@ -18,6 +18,10 @@
 /* --report's page-cache columns where the kernel would not show the cache. */
 #define PAGE_CACHE_REFUSED "the kernel shows a file's page cache only to " \
 	"a user who may write it: HUGE.NOW and HUGE.AFT are the model's"
+/* --pid, where the windows a process has not run could be huge there. */
+#define PID_CACHE_REFUSED "the kernel shows a file's page cache only to " \
+	"a user who may write it, so whether the windows the process has " \
+	"not run are huge there cannot be told"
 #define MAX_JOBS_ASKED 65536	/* -j takes up to this; above MAX_JOBS runs MAX_JOBS */
 enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
 	MODE_HOST, MODE_MEASURE };

@@ -511,6 +511,7 @@ struct pid_facts {
 	uint64_t cache_huge;	/* its windows that are PMD-sized folios in
 				   the page cache (looked at only where some
 				   placed window is not resident) */
+	bool cache_unknown;	/* that look was refused: cache_huge is 0 */
 	uint64_t pmd;
 };
 struct pid_verdict {

@@ -43,7 +43,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -538,6 +540,104 @@ run_host(struct state *t, struct outcome *o)
 	unlink(errpath);
 }
 
+/*
+ * A process that maps the ELF file as a loader would (read and execute, at
+ * a 2 MiB-aligned address, offset 0) and runs its first page only: its
+ * first window is resident, the other two are not, so --pid also looks at
+ * the file's page cache.  The child calls only the real functions.
+ */
+static pid_t
+start_mapper(const struct state *t)
+{
+	int p[2], fd;
+	pid_t pid;
+	char c = 'E';
+
+	assert_int_equal(pipe(p), 0);
+	if ((pid = fork()) == 0) {
+		uint8_t *m = __real_mmap64(NULL, 10 * MiB_, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *at;
+
+		fd = __real_open64(t->path, O_RDONLY);
+		at = (uint8_t *)(((uintptr_t)m + 2 * MiB_ - 1) &
+		    ~(uintptr_t)(2 * MiB_ - 1));
+		if (m != MAP_FAILED && fd >= 0 && __real_mmap64(at, FILE_SIZE,
+		    PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0) == at)
+			c = *(volatile uint8_t *)at == 0x7f ? 'R' : 'E';
+		(void)!write(p[1], &c, 1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	assert_true(pid > 0);
+	if (read(p[0], &c, 1) != 1 || c != 'R') {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		fail_msg("the mapping process could not map %s", t->path);
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* "pid N" becomes "pid P", so that two runs' texts compare. */
+static void
+without_pid(char *text, pid_t pid)
+{
+	char word[32], *at;
+	size_t wl;
+
+	wl = (size_t)snprintf(word, sizeof(word), "pid %ld", (long)pid);
+	while ((at = strstr(text, word)) != NULL) {
+		memmove(at + 5, at + wl, strlen(at + wl) + 1);
+		at[4] = 'P';
+	}
+}
+
+/* --pid on that process: stdout and stderr kept, as run_host does. */
+static void
+run_pid(struct state *t, struct outcome *o)
+{
+	pid_t child = start_mapper(t);
+	long pids[] = { (long)child };
+	struct options opt = { .mode = MODE_PID, .pids = pids, .npids = 1 };
+	char outpath[300], errpath[300];
+	int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
+	int rc;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(outpath, sizeof(outpath), "%s.out", t->dir);
+	snprintf(errpath, sizeof(errpath), "%s.err", t->dir);
+	fflush(stdout);
+	fflush(stderr);
+	assert_true(freopen(outpath, "w", stdout) != NULL);
+	assert_true(freopen(errpath, "w", stderr) != NULL);
+	rc = pid_report(&opt);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, STDOUT_FILENO);
+	dup2(saved_err, STDERR_FILENO);
+	close(saved_out);
+	close(saved_err);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	o->error = rc == 2;
+	o->text[0] = '\0';
+	if ((f = __real_fopen64(errpath, "r")) != NULL) {
+		n = fread(o->text, 1, sizeof(o->text) - 1, f);
+		fclose(f);
+	}
+	if ((f = __real_fopen64(outpath, "r")) != NULL) {
+		n += fread(o->text + n, 1, sizeof(o->text) - 1 - n, f);
+		fclose(f);
+	}
+	o->text[n] = '\0';
+	without_pid(o->text, child);
+	o->verdict = strstr(o->text, "window") != NULL;
+	unlink(outpath);
+	unlink(errpath);
+}
+
 static void
 run_once(struct state *t, scenario s, enum call c, unsigned long nth,
     struct outcome *o)
@@ -676,6 +776,47 @@ test_host_faults(void **state)
 	assert_true(n > 10);
 }
 
+/*
+ * --pid on a process that has run one of the file's three windows: every
+ * read of /proc, of the file and of its page cache failing in turn is an
+ * error naming what could not be read, never a status.  The control: a
+ * status for the file, from a look at its page cache (cachestat asked).
+ */
+static void
+test_pid_faults(void **state)
+{
+	unsigned long n = 0;
+
+	sweep(*state, run_pid, true, &n);
+	assert_true(n > 20);
+}
+
+/*
+ * The kernel shows the page cache only to a writer (cachestat EPERM): the
+ * status stands and says the cache is unknown; the control (the same run
+ * with the cache shown) says nothing of the kind.
+ */
+static void
+test_pid_cache_refused(void **state)
+{
+	struct state *t = *state;
+	struct outcome o;
+
+	fill(t->bytes, true);
+	run_once(t, run_pid, NCALLS, 0, &o);
+	if (o.error || !o.verdict || strstr(o.text, "page cache: unknown"))
+		fail_msg("control: want a status, the cache known: %s", o.text);
+	if (count[C_SYSCALL] == 0)
+		fail_msg("control: the page cache was not looked at: %s",
+		    o.text);
+	no_cachestat_for_us = true;
+	run_once(t, run_pid, NCALLS, 0, &o);
+	no_cachestat_for_us = false;
+	if (o.error || !o.verdict || !strstr(o.text, "page cache: unknown"))
+		fail_msg("cachestat refused: want the status and \"page cache: "
+		    "unknown\", exit 0: %s", o.text);
+}
+
 /* The same sweeps where the kernel has no PAGEMAP_SCAN: smaps looks. */
 static void
 test_look_cli_faults_smaps(void **state)
@@ -796,6 +937,10 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_host_faults, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_pid_faults, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_pid_cache_refused, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_look_cli_faults_smaps,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_warm_file_faults_smaps,
@@ -804,5 +949,8 @@ main(void)
 
 	if (elf_lib_init() != 0)
 		return 1;
+	/* MEASURE_TESTS=test_pid_* runs only those, while working on them. */
+	if (getenv("MEASURE_TESTS") != NULL)
+		cmocka_set_test_filter(getenv("MEASURE_TESTS"));
 	return cmocka_run_group_tests_name("measure", tests, NULL, NULL);
 }

@@ -654,6 +654,8 @@ pid_file_text(FILE *f, const struct pid_row *rows, size_t n)
 		    " (" : "", r->verdict.huge_bytes ? huge : "",
 		    r->verdict.huge_bytes ? ")" : "");
 	fprintf(f, "; %s\n", who);
+	if (r->facts.cache_unknown)
+		fprintf(f, "  page cache: unknown: %s\n", PID_CACHE_REFUSED);
 	pid_fix_text(fix, sizeof(fix), command, sizeof(command), rows, n);
 	if (fix[0] != '\0')
 		fprintf(f, "  next: %s\n", fix);
@@ -701,6 +703,8 @@ pid_file_json(FILE *f, const struct options *o, const struct pid_row *rows,
 	json_str(&j, "message", status);
 	json_str(&j, "fix", fix[0] ? fix : NULL);
 	json_str(&j, "command", command[0] ? command : NULL);
+	json_str(&j, "page_cache_unknown", r->facts.cache_unknown ?
+	    PID_CACHE_REFUSED : NULL);
 	json_end(&j);
 }
 

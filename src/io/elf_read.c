@@ -409,11 +409,12 @@ scan_dynamic(struct elf_layout *L, const void *mem, size_t num)
  * DT_SONAME a runnable DSO (libc.so.6 has PT_INTERP) from an old PIE.
  * The first PT_DYNAMIC is read in pieces up to DT_NULL, and never more
  * than MAX_DYN_BYTES of it, whatever p_filesz claims or however many
- * there are.
+ * there are.  A read that fails is an error: the kind of file decides
+ * what every mode says of it.
  */
-static void
+static enum read_status
 read_dynamic_flags(const struct elf_src *in, const struct raw_hdr *h,
-    struct elf_layout *L)
+    struct elf_layout *L, char *err, size_t n)
 {
 	int cls = L->elfclass, data = L->elfdata;
 	size_t entsize = cls == ELFCLASS64 ? sizeof(Elf64_Dyn) :
@@ -445,14 +446,19 @@ read_dynamic_flags(const struct elf_src *in, const struct raw_hdr *h,
 			Elf_Data dst = { .d_buf = mem, .d_type = ELF_T_DYN,
 			    .d_size = want, .d_version = EV_CURRENT };
 
-			if (src_pread(in, file, want, off) != (ssize_t)want ||
-			    (cls == ELFCLASS64 ? elf64_xlatetom(&dst, &src, data) :
+			errno = 0;
+			if (src_pread(in, file, want, off) != (ssize_t)want)
+				return say(err, n, READ_SYSERR, "cannot read "
+				    "the dynamic section at 0x%llx: %s",
+				    (unsigned long long)off, read_why());
+			if ((cls == ELFCLASS64 ? elf64_xlatetom(&dst, &src, data) :
 			    elf32_xlatetom(&dst, &src, data)) == NULL ||
 			    !scan_dynamic(L, mem, want / entsize))
 				break;
 			off += want;
 		}
 	}
+	return READ_OK;
 }
 
 static void
@@ -486,7 +492,7 @@ read_src(const struct elf_src *in, struct elf_layout *L, char *err, size_t n)
 	/* pread, never mmap: a file truncated under us gives EOF, not SIGBUS. */
 	st = copy_tables(in, &h, L, err, n);
 	if (st == READ_OK && L->type == ET_DYN)
-		read_dynamic_flags(in, &h, L);
+		st = read_dynamic_flags(in, &h, L, err, n);
 	if (st != READ_OK)
 		layout_free(L);
 	return st;

@@ -62,6 +62,7 @@ struct known_file {
 	enum tri collapse;	/* MADV_COLLAPSE works on its file system */
 	bool collapse_looked;	/* collapse is measured (or expected) */
 	bool cache_looked;	/* cache_huge is measured */
+	bool cache_refused;	/* the kernel would not show the cache */
 	uint64_t cache_huge;	/* windows that are PMD folios in the cache */
 	char fs_type[32];
 };
@@ -343,27 +344,36 @@ proc_free(struct proc *p)
 
 /*
  * Does the file system of path keep huge folios?  From type and kernel;
- * *collapse: does MADV_COLLAPSE work there, as the kernel is expected to
- * (measured later, and only for a file whose small folios are mapped:
- * see collapse_looked).
+ * kf->collapse: does MADV_COLLAPSE work there, as the kernel is expected
+ * to (measured later, and only for a file whose small folios are mapped:
+ * see collapse_looked).  A file system that cannot be found is an error:
+ * the step printed depends on it.
  */
-static enum tri
-fs_keeps_huge(const char *path, char *type, size_t len, enum tri *collapse)
+static int
+fs_keeps_huge(struct known_file *kf, struct proc_error *pe)
 {
 	struct fs_expect e;
 	struct fs_info fs;
+	const char *failed;
 
-	*collapse = TRI_UNKNOWN;
-	if (fs_expect_path(path, &fs, &e) != 0)
-		return TRI_UNKNOWN;
-	snprintf(type, len, "%s", fs.type);
-	*collapse = e.collapse;
+	kf->collapse = TRI_UNKNOWN;
+	kf->fs_keeps_huge = TRI_UNKNOWN;
+	if (fs_identify(kf->path, &fs, &failed) != 0) {
+		fail(pe, "find the file system of", kf->path, errno);
+		snprintf(pe->detail, sizeof(pe->detail), "its file system: "
+		    "%s: %s", failed, strerror(pe->err));
+		return -1;
+	}
+	fs_expect(&fs, host_kernel_version(), host_ro_thp_for_fs(), &e);
+	snprintf(kf->fs_type, sizeof(kf->fs_type), "%s", fs.type);
+	kf->collapse = e.collapse;
 	if (e.write == TRI_YES || e.readahead == TRI_YES ||
 	    e.collapse == TRI_YES)
-		return TRI_YES;
-	if (e.write == TRI_NO && e.readahead == TRI_NO && e.collapse == TRI_NO)
-		return TRI_NO;
-	return TRI_UNKNOWN;
+		kf->fs_keeps_huge = TRI_YES;
+	else if (e.write == TRI_NO && e.readahead == TRI_NO &&
+	    e.collapse == TRI_NO)
+		kf->fs_keeps_huge = TRI_NO;
+	return 0;
 }
 
 /*
@@ -388,7 +398,11 @@ open_mapped(const struct proc *p, const struct smap *m, bool replaced,
 			return fail(pe, "open", path, errno);
 		if (fd < 0)
 			err = errno;
-		else if (fstat(fd, &st) == 0 && (uint64_t)st.st_ino == m->inode)
+		else if (fstat(fd, &st) != 0) {
+			err = errno;
+			close(fd);
+			return fail(pe, "fstat", path, err);
+		} else if ((uint64_t)st.st_ino == m->inode)
 			return fd;
 		else {
 			close(fd);
@@ -437,9 +451,8 @@ read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
 		return -1;
 	}
 	kf->is_elf = kf->windows_known = true;
-	if (!kf->replaced)
-		kf->fs_keeps_huge = fs_keeps_huge(kf->path, kf->fs_type,
-		    sizeof(kf->fs_type), &kf->collapse);
+	if (!kf->replaced && fs_keeps_huge(kf, pe) != 0)
+		return -1;
 	return 0;
 }
 
@@ -514,31 +527,44 @@ present_pages(const struct proc *p, const struct scan *s, uint64_t va,
  * Windows of the file that are one PMD-sized folio each in the page cache
  * now (a look that reads nothing: warm_file's look_only), once per file:
  * a process that has not run them since khugepaged or --warm made them
- * huge maps PMDs at its next run.  A look that fails leaves 0 (the
- * verdict is then what the process itself maps).
+ * huge maps PMDs at its next run.  Where the kernel shows the cache only
+ * to a writer, cache_refused says so (the verdict says it is unknown);
+ * any other failed look is an error, never "nothing huge in the cache".
  */
-static void
+static int
 look_cache(struct known_file *kf, const struct proc *p, const struct smap *m,
-    uint64_t pmd)
+    uint64_t pmd, struct proc_error *pe)
 {
 	struct warm_request q = { .look_only = true, .huge_only = true };
-	struct proc_error pe = { 0 };
-	struct warm_result r;
+	struct warm_result r = { 0 };
 	struct warm_plan w;
-	char err[256];
-	int fd;
+	int fd, rc;
 
 	if (kf->cache_looked || kf->replaced || !kf->windows_known)
-		return;
+		return 0;
 	kf->cache_looked = true;
-	if ((fd = open_mapped(p, m, false, &pe)) < 0)
-		return;
-	if (warm_plan_build(&kf->layout, pmd, true, &w) == 0) {
-		if (warm_file(fd, kf->path, &w, &q, &r, err, sizeof(err)) == 0)
-			kf->cache_huge = r.huge_before;
-		warm_plan_free(&w);
+	if ((fd = open_mapped(p, m, false, pe)) < 0)
+		return -1;
+	if (warm_plan_build(&kf->layout, pmd, true, &w) != 0) {
+		close(fd);
+		return fail(pe, "malloc", kf->path, ENOMEM);
 	}
+	rc = warm_file(fd, kf->path, &w, &q, &r, pe->detail,
+	    sizeof(pe->detail));
+	warm_plan_free(&w);
 	close(fd);
+	if (rc == 0)
+		kf->cache_huge = r.huge_before;
+	else if (r.cache_refused) {
+		kf->cache_refused = true;
+		pe->detail[0] = '\0';
+	} else {
+		pe->call = "look at the page cache of";
+		snprintf(pe->file, sizeof(pe->file), "%s", kf->path);
+		pe->err = 0;
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -620,8 +646,10 @@ measure(const struct scan *s, const struct proc *p,
 	if (k < placed)
 		return -1;
 	if (row->facts.resident < placed) {
-		look_cache(kf, p, &ms[0], s->pmd);
+		if (look_cache(kf, p, &ms[0], s->pmd, pe) != 0)
+			return -1;
 		row->facts.cache_huge = kf->cache_huge;
+		row->facts.cache_unknown = kf->cache_refused;
 	}
 	if (row->facts.resident > row->facts.huge)
 		row->facts.collapse = file_collapse(kf, p, &ms[0], s->pmd);
@@ -975,10 +1003,17 @@ pid_scan_free(struct pid_scan *out)
 void
 pid_scan(const long *pids, size_t npids, bool all, struct pid_scan *out)
 {
-	struct scan s = { .out = out, .pmd = host_pmd_size(),
-		.page = host_page_size() };
+	struct scan s = { .out = out, .page = host_page_size() };
+	char msg[160];
 	size_t i;
 
+	/* Every window is counted in PMDs: without the size, no row. */
+	if (host_pmd_read(&s.pmd) != 0) {
+		snprintf(msg, sizeof(msg), "read /sys/kernel/mm/"
+		    "transparent_hugepage/hpage_pmd_size: %s", strerror(errno));
+		note(&s, 0, "error", msg);
+		return;
+	}
 	if (all)
 		scan_all(&s);
 	for (i = 0; i < npids; i++)

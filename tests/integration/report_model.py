@@ -56,7 +56,7 @@ PID_KEYS = ["schema", "mode", "file", "status", "reason", "pids", "commands",
             "dev", "inode", "windows_known", "windows", "windows_placed",
             "windows_resident", "windows_huge", "huge_bytes", "missed_bytes",
             "pmd_mapped_bytes", "resident_bytes", "rss_increase_if_huge_bytes",
-            "fs_type", "message", "fix", "command"]
+            "fs_type", "message", "fix", "command", "page_cache_unknown"]
 
 
 def readelf(args, path):
