@@ -34,7 +34,8 @@
 #   - Meson, examples/meson-library: libbig.so is linked under its installed
 #     name (SONAME), programs link the aligned file (build tree and meson
 #     test load it), the installed libbig.so is ready and the installed prog
-#     runs with it; the control: the old pattern (shared_library('big-linked'))
+#     runs with it; a versioned library (SONAME libbig.so.1) as the docs
+#     write it; the control: the old pattern (shared_library('big-linked'))
 #     installs a prog that does not start;
 #   - nothing was written to the example directories.
 # BUILDDIR is accepted for symmetry with the other scripts and not used.
@@ -389,6 +390,37 @@ assert "meson library: the installed prog loads the installed libbig.so" loads \
     "$MLI/bin/prog" libbig.so "$MLI/lib/libbig.so" LD_LIBRARY_PATH="$MLI/lib"
 assert "meson library: ... and runs, printing its line" prints_with "$LIB_LINE" \
     "$MLI/bin/prog" env LD_LIBRARY_PATH="$MLI/lib"
+
+# A versioned library, as docs/buildsystems.md writes it: installed under
+# its SONAME libbig.so.1 (and libbig.so, a link to it); programs link the
+# library as linked and record libbig.so.1.
+VER=$WORK/ml-ver-src
+mkdir -p "$VER/linked"
+cp "$ML_SRC"/*.[ch] "$VER/"
+echo "libbig_linked = shared_library('big', '../big.c', soversion: '1')" > "$VER/linked/meson.build"
+cat > "$VER/meson.build" <<'EOF'
+project('meson_library_versioned', 'c', meson_version: '>= 0.61')
+elfthp_align = find_program(dependency('elfthp-align', native: true, method: 'pkg-config')
+  .get_variable(pkgconfig: 'elfthp_align'))
+subdir('linked')
+libbig = custom_target('libbig', input: libbig_linked, output: 'libbig.so.1',
+  command: [elfthp_align, '--output', '@OUTPUT@', '@INPUT@'], build_by_default: true,
+  install: true, install_dir: get_option('libdir'), install_mode: 'rwxr-xr-x')
+install_symlink('libbig.so', pointing_to: 'libbig.so.1', install_dir: get_option('libdir'))
+executable('prog', 'main.c', link_with: libbig_linked, install: true)
+EOF
+SRC=$VER meson_example ml-ver "$DEST"
+MVI=$WORK/ml-ver-inst/opt/ex
+assert "meson library, versioned: setup, build and install exit 0" equals "exits" \
+    "$CRC $BRC $IRC" "0 0 0"
+assert "meson library, versioned: prog records libbig.so.1" dyn_has "$WORK/ml-ver/prog" NEEDED libbig.so.1
+assert "meson library, versioned: the installed libbig.so.1 is ready" checks_ready "$MVI/lib/libbig.so.1"
+assert "meson library, versioned: ... and libbig.so links to it" equals "libbig.so" \
+    "$(readlink "$MVI/lib/libbig.so")" libbig.so.1
+assert "meson library, versioned: the installed prog loads it" loads \
+    "$MVI/bin/prog" libbig.so.1 "$MVI/lib/libbig.so.1" LD_LIBRARY_PATH="$MVI/lib"
+assert "meson library, versioned: ... and runs, printing its line" prints_with "$LIB_LINE" \
+    "$MVI/bin/prog" env LD_LIBRARY_PATH="$MVI/lib"
 
 # The control: the program pattern applied to a library as it stood, linked
 # as big-linked beside the copy; programs record libbig-linked.so.
