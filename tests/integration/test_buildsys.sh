@@ -23,7 +23,20 @@
 #     step again; CMAKE_NO_BUILTIN_CHRPATH (install relinks, no step) is
 #     warned about; a package whose tool is missing is reported as not
 #     found, naming where it looked;
-#   - Meson: a second build with nothing to do runs nothing;
+#   - Meson: a second build with nothing to do runs nothing; meson test
+#     runs the aligned prog (testlog.json);
+#   - CMake, cross (aarch64, a toolchain file with
+#     CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY): the example finds the staged
+#     package (NO_CMAKE_FIND_ROOT_PATH), its aarch64 prog is ready and runs
+#     under qemu-aarch64; the control: without the keyword configure fails,
+#     -DElfthpAlign_DIR= finds it; the target's package in the root (a tool
+#     that does not run here) is not found; a re-rooted decoy is not taken;
+#   - Meson, examples/meson-library: libbig.so is linked under its installed
+#     name (SONAME), programs link the aligned file (build tree and meson
+#     test load it), the installed libbig.so is ready and the installed prog
+#     runs with it; a versioned library (SONAME libbig.so.1) as the docs
+#     write it; the control: the old pattern (shared_library('big-linked'))
+#     installs a prog that does not start;
 #   - nothing was written to the example directories.
 # BUILDDIR is accepted for symmetry with the other scripts and not used.
 . "$(dirname "$0")/lib.sh"
@@ -31,9 +44,11 @@ need_tool
 
 CM_SRC=$REPO_ROOT/examples/cmake-postlink
 MS_SRC=$REPO_ROOT/examples/meson-postlink
+ML_SRC=$REPO_ROOT/examples/meson-library
 WANT_LINE="hello from a program with 4096 KiB of padding in its text"
+LIB_LINE="hello from a library with 4096 KiB of padding in its text"
 snapshot() { (cd "$1" && find . -exec stat -c '%n %s %.9Y' {} + | sort); }
-snap_cm=$(snapshot "$CM_SRC") snap_ms=$(snapshot "$MS_SRC")
+snap_cm=$(snapshot "$CM_SRC") snap_ms=$(snapshot "$MS_SRC") snap_ml=$(snapshot "$ML_SRC")
 
 # ok_rc RC LOG: a build step exited 0 (else the end of its log).
 ok_rc() {
@@ -50,6 +65,57 @@ step_ran() {
 has_text() {
     grep -qF -- "$2" "$1" && return 0
     WHY="$1 does not hold [$2]"; return 1
+}
+
+# has_words FILE TEXT: FILE holds TEXT, with lines joined (CMake wraps its
+# messages).
+has_words() {
+    tr -s ' \n' '  ' < "$1" | grep -qF -- "$2" && return 0
+    WHY="$1 does not hold [$2]"; return 1
+}
+# prints_with LINE PROG [RUNNER...]: PROG (run by RUNNER) exits 0 printing LINE.
+prints_with() {
+    local want=$1 prog=$2 out rc; shift 2
+    out=$(timeout 60 "$@" "$prog" 2>&1); rc=$?
+    [ "$rc" -eq 0 ] && [ "$out" = "$want" ] && return 0
+    WHY="$prog: rc $rc, output [$out], want [$want]"; return 1
+}
+# machine_is FILE MACHINE: readelf's Machine line names MACHINE.
+machine_is() {
+    LC_ALL=C readelf -hW "$1" 2>/dev/null | grep -q "Machine: *$2\$" && return 0
+    WHY="$1: $(LC_ALL=C readelf -hW "$1" 2>&1 | grep Machine), want $2"; return 1
+}
+# dyn_has FILE TAG [NAME]: FILE's dynamic section has TAG [NAME] (readelf
+# -d); without NAME, TAG at all.
+dyn_has() {
+    local pat="($2) "
+    [ -n "${3-}" ] && pat="($2) .*\[$3\]"
+    LC_ALL=C readelf -dW "$1" 2>/dev/null | grep -q "$pat" && return 0
+    WHY="$1: $(LC_ALL=C readelf -dW "$1" 2>&1 | grep "($2)" | tr -s ' ' | tr '\n' ' '), want $2 [${3-}]"
+    return 1
+}
+# loads FILE LIB PATH [ENV...]: ldd FILE (with ENV) resolves LIB to PATH.
+loads() {
+    local f=$1 lib=$2 want=$3 got; shift 3
+    got=$(env "$@" ldd "$f" 2>&1 | awk -v l="$lib" '$1 == l { print $3 }')
+    [ "$got" = "$want" ] && return 0
+    WHY="ldd $f: $lib => [$got], want [$want]"; return 1
+}
+# meson_test_ran BUILD NAME PROG LINE: meson test's log (testlog.json) has
+# the test NAME passed, its command ending in PROG, printing LINE.
+meson_test_ran() {
+    local got want
+    got=$(python3 - "$1/meson-logs/testlog.json" "$2" <<'PY' 2>&1
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["name"] == sys.argv[2]:
+        print(t["result"], t["command"][-1], t["stdout"].strip())
+PY
+)
+    want="OK $3 $4"
+    [ "$got" = "$want" ] && return 0
+    WHY="meson test $2 in $1: got [$got], want [$want]"; return 1
 }
 
 # results NAME BUILT INSTALLED CONTROL: the checks on a build and its install.
@@ -102,6 +168,7 @@ cp -a "$DEST" "$CTRL"
 cat > "$CTRL/usr/local/bin/elfthp-align" <<'EOF'
 #!/bin/sh
 # A stand-in that aligns nothing: -o OUT IN copies, in place does nothing.
+[ "$1" = --version ] && echo "elfthp-align 0.2.0 (a stand-in that aligns nothing)" && exit 0
 out="" last=""
 while [ $# -gt 0 ]; do
     case $1 in -o|--output) out=$2; shift ;; esac
@@ -163,12 +230,99 @@ assert_not "cmake, package without its tool: configure fails" ok_rc "$?" "$WORK/
 assert "cmake, package without its tool: the message names the directory" has_text \
     "$WORK/cm-notool.log" "elfthp-align is not in $WORK/notool/usr/local/bin"
 
+# --- CMake, a cross build ---------------------------------------------------
+# The usual toolchain file: the target's root for libraries, headers and
+# packages only, programs from the build machine.  toolchain FILE ROOT [MODE]
+# (MODE: CMAKE_FIND_ROOT_PATH_MODE_PROGRAM, default NEVER).
+toolchain() {
+    cat > "$1" <<EOF
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+set(CMAKE_FIND_ROOT_PATH $2)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM ${3:-NEVER})
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+EOF
+}
+echo "# CMake: a cross build (aarch64)"
+if need "cmake cross build" "aarch64-linux-gnu-gcc not installed (make deps installs it)" \
+        command -v aarch64-linux-gnu-gcc > /dev/null &&
+    need "cmake cross build" "qemu-aarch64 not installed (make deps installs qemu-user)" \
+        set_runner aarch64; then
+    TC=$WORK/aarch64.cmake
+    toolchain "$TC" /usr/aarch64-linux-gnu
+    cmake_example cx "$DEST" -DCMAKE_TOOLCHAIN_FILE="$TC"
+    assert "cmake cross: configure exits 0" ok_rc "$CRC" "$WORK/cx.conf.log"
+    assert "cmake cross: find_package found the staged package (NO_CMAKE_FIND_ROOT_PATH)" \
+        has_text "$WORK/cx/CMakeCache.txt" "ElfthpAlign_DIR:PATH=$STAGE/share/cmake/ElfthpAlign"
+    assert "cmake cross: build exits 0" ok_rc "$BRC" "$WORK/cx.build.log"
+    assert "cmake cross: the POST_BUILD step ran" step_ran "$WORK/cx.build.log"
+    assert "cmake cross: cmake --install exits 0" ok_rc "$IRC" "$WORK/cx.inst.log"
+    assert "cmake cross: prog is an aarch64 program" machine_is "$WORK/cx/prog" AArch64
+    assert "cmake cross: prog is ready (--check)" checks_ready "$WORK/cx/prog"
+    assert "cmake cross: ... congruent (readelf)" check_congruence "$WORK/cx/prog"
+    assert "cmake cross: ... and runs (${RUNNER[*]:-natively}), printing its line" \
+        prints_with "$WANT_LINE" "$WORK/cx/prog" "${RUNNER[@]}"
+    assert "cmake cross: the installed prog is ready" checks_ready "$WORK/cx-inst/opt/ex/bin/prog"
+    cmake_example cx-ctrl "$CTRL" -DCMAKE_TOOLCHAIN_FILE="$TC"
+    assert "cmake cross, control: configure, build and install exit 0" equals "exits" \
+        "$CRC $BRC $IRC" "0 0 0"
+    assert "cmake cross, control: prog runs" prints_with "$WANT_LINE" "$WORK/cx-ctrl/prog" "${RUNNER[@]}"
+    assert_not "cmake cross, control: --check catches prog" checks_ready "$WORK/cx-ctrl/prog"
+    assert_not "cmake cross, control: readelf catches prog" check_congruence "$WORK/cx-ctrl/prog"
+
+    # A project whose find_package lacks the keyword: the toolchain file
+    # confines the search to the target's root, and ElfthpAlign_DIR is the way.
+    PLAIN=$WORK/cm-plain
+    cp -r "$CM_SRC" "$PLAIN"
+    sed -i 's/ NO_CMAKE_FIND_ROOT_PATH)/)/' "$PLAIN/CMakeLists.txt"
+    cmake -S "$PLAIN" -B "$WORK/cx-plain" "${HERMETIC[@]}" -DCMAKE_TOOLCHAIN_FILE="$TC" \
+        -DCMAKE_PREFIX_PATH="$STAGE" > "$WORK/cx-plain.log" 2>&1
+    assert_not "cmake cross, without NO_CMAKE_FIND_ROOT_PATH: configure fails" ok_rc "$?" \
+        "$WORK/cx-plain.log"
+    assert "cmake cross, without NO_CMAKE_FIND_ROOT_PATH: ... ElfthpAlign not found" has_text \
+        "$WORK/cx-plain.log" 'Could not find a package configuration file provided by "ElfthpAlign"'
+    cmake -S "$PLAIN" -B "$WORK/cx-dir" "${HERMETIC[@]}" -DCMAKE_TOOLCHAIN_FILE="$TC" \
+        -DElfthpAlign_DIR="$STAGE/share/cmake/ElfthpAlign" > "$WORK/cx-dir.log" 2>&1
+    assert "cmake cross, -DElfthpAlign_DIR=: configure exits 0" ok_rc "$?" "$WORK/cx-dir.log"
+    assert "cmake cross, -DElfthpAlign_DIR=: ... with the staged tool" has_text \
+        "$WORK/cx-dir/CMakeCache.txt" "ELFTHP_ALIGN_EXECUTABLE:FILEPATH=$STAGE/bin/elfthp-align"
+
+    # The target's own package in its root (its tool an aarch64 program):
+    # found by the plain find_package, reported as not found at configure.
+    TROOT=$WORK/troot
+    mkdir -p "$TROOT/opt/tgt/share" "$TROOT/opt/tgt/bin"
+    cp -r "$STAGE/share/cmake" "$TROOT/opt/tgt/share/"
+    cp "$WORK/cx-ctrl/prog" "$TROOT/opt/tgt/bin/elfthp-align"
+    toolchain "$WORK/troot.cmake" "$TROOT"
+    cmake -S "$PLAIN" -B "$WORK/cx-troot" "${HERMETIC[@]}" -DCMAKE_TOOLCHAIN_FILE="$WORK/troot.cmake" \
+        -DCMAKE_PREFIX_PATH=/opt/tgt > "$WORK/cx-troot.log" 2>&1
+    assert_not "cmake cross, the target's package: configure fails" ok_rc "$?" "$WORK/cx-troot.log"
+    assert "cmake cross, the target's package: ... its tool does not run here" has_words \
+        "$WORK/cx-troot.log" "$TROOT/opt/tgt/bin/elfthp-align does not run on this machine"
+    # Programs searched in the root too (MODE_PROGRAM BOTH): the tool beside
+    # the package is taken, not a decoy at the re-rooted path.
+    mkdir -p "$TROOT$STAGE/bin"
+    printf '#!/bin/sh\necho "elfthp-align decoy"\n' > "$TROOT$STAGE/bin/elfthp-align"
+    chmod +x "$TROOT$STAGE/bin/elfthp-align"
+    toolchain "$WORK/both.cmake" "$TROOT" BOTH
+    cmake -S "$PLAIN" -B "$WORK/cx-both" "${HERMETIC[@]}" -DCMAKE_TOOLCHAIN_FILE="$WORK/both.cmake" \
+        -DElfthpAlign_DIR="$STAGE/share/cmake/ElfthpAlign" > "$WORK/cx-both.log" 2>&1
+    assert "cmake cross, programs searched in the root: configure exits 0" ok_rc "$?" \
+        "$WORK/cx-both.log"
+    assert "cmake cross, programs searched in the root: the staged tool, not a re-rooted one" \
+        has_text "$WORK/cx-both/CMakeCache.txt" "ELFTHP_ALIGN_EXECUTABLE:FILEPATH=$STAGE/bin/elfthp-align"
+fi
+
 # --- Meson -------------------------------------------------------------------
-# meson_example NAME ROOT [ARGS]: as cmake_example, the .pc file from ROOT.
+# meson_example NAME ROOT [ARGS]: as cmake_example, the .pc file from ROOT;
+# SRC (default examples/meson-postlink) is the project.
 meson_example() {
     local n=$1 root=$2; shift 2
-    PKG_CONFIG_LIBDIR=$root/usr/local/share/pkgconfig meson setup "$WORK/$n" "$MS_SRC" \
-        --prefix=/opt/ex "$@" > "$WORK/$n.conf.log" 2>&1; CRC=$?
+    PKG_CONFIG_LIBDIR=$root/usr/local/share/pkgconfig meson setup "$WORK/$n" "${SRC:-$MS_SRC}" \
+        --prefix=/opt/ex --libdir=lib "$@" > "$WORK/$n.conf.log" 2>&1; CRC=$?
     meson compile -C "$WORK/$n" > "$WORK/$n.build.log" 2>&1; BRC=$?
     DESTDIR=$WORK/$n-inst meson install -C "$WORK/$n" --no-rebuild > "$WORK/$n.inst.log" 2>&1; IRC=$?
 }
@@ -190,6 +344,13 @@ control meson "$WORK/ms-ctrl/prog" "$WORK/ms-ctrl-inst/opt/ex/bin/prog"
 meson compile -C "$WORK/ms" > "$WORK/ms.again.log" 2>&1
 assert "meson: a second build exits 0" ok_rc "$?" "$WORK/ms.again.log"
 assert_not "meson: ... and does not run the tool again" step_ran "$WORK/ms.again.log"
+# meson test runs the aligned file, the custom_target's prog (checked ready
+# above), not prog-linked (the control's --check catches that file).
+meson test -C "$WORK/ms" > "$WORK/ms.test.log" 2>&1
+assert "meson test: exits 0" ok_rc "$?" "$WORK/ms.test.log"
+assert "meson test: ran the aligned prog, printing its line" meson_test_ran "$WORK/ms" prog \
+    "$WORK/ms/prog" "$WANT_LINE"
+assert_not "meson test, control: prog-linked is not ready" checks_ready "$WORK/ms/prog-linked"
 
 if need "meson with lld" "ld.lld not installed" command -v ld.lld > /dev/null; then
     meson_example ms-lld "$DEST" -Dc_link_args=-fuse-ld=lld
@@ -200,10 +361,100 @@ if need "meson with lld" "ld.lld not installed" command -v ld.lld > /dev/null; t
     assert "meson with lld: ... and runs" prints_line "$WORK/ms-lld-inst/opt/ex/bin/prog"
 fi
 
+# --- Meson, a shared library ------------------------------------------------
+echo "# Meson: examples/meson-library"
+SRC=$ML_SRC meson_example ml "$DEST"
+assert "meson library: setup, build and install exit 0" equals "exits" "$CRC $BRC $IRC" "0 0 0"
+assert "meson library: the custom target ran the tool" has_text "$WORK/ml.build.log" \
+    "linked/libbig.so -> libbig.so: "
+assert "meson library: linked under its installed name (SONAME libbig.so)" dyn_has \
+    "$WORK/ml/linked/libbig.so" SONAME libbig.so
+assert "meson library: prog records libbig.so" dyn_has "$WORK/ml/prog" NEEDED libbig.so
+assert "meson library: libbig.so in the build tree is ready (--check)" checks_ready "$WORK/ml/libbig.so"
+assert "meson library: ... congruent (readelf)" check_congruence "$WORK/ml/libbig.so"
+assert "meson library: ... with the linker's segment bytes" check_segment_bytes \
+    "$WORK/ml/linked/libbig.so" "$WORK/ml/libbig.so"
+assert_not "meson library, control: the linker's libbig.so is not ready" checks_ready \
+    "$WORK/ml/linked/libbig.so"
+assert "meson library: prog in the build tree loads the aligned libbig.so" loads \
+    "$WORK/ml/prog" libbig.so "$WORK/ml/libbig.so"
+meson test -C "$WORK/ml" > "$WORK/ml.test.log" 2>&1
+assert "meson library: meson test exits 0" ok_rc "$?" "$WORK/ml.test.log"
+assert "meson library: ... ran prog, printing its line" meson_test_ran "$WORK/ml" prog \
+    "$WORK/ml/prog" "$LIB_LINE"
+MLI=$WORK/ml-inst/opt/ex
+assert "meson library: the installed libbig.so is ready (--check)" checks_ready "$MLI/lib/libbig.so"
+assert "meson library: ... the build tree's bytes" same_file "$WORK/ml/libbig.so" "$MLI/lib/libbig.so"
+assert_not "meson library: the installed prog has no build-tree RUNPATH" dyn_has "$MLI/bin/prog" RUNPATH
+assert "meson library: the installed prog loads the installed libbig.so" loads \
+    "$MLI/bin/prog" libbig.so "$MLI/lib/libbig.so" LD_LIBRARY_PATH="$MLI/lib"
+assert "meson library: ... and runs, printing its line" prints_with "$LIB_LINE" \
+    "$MLI/bin/prog" env LD_LIBRARY_PATH="$MLI/lib"
+
+# A versioned library, as docs/buildsystems.md writes it: installed under
+# its SONAME libbig.so.1 (and libbig.so, a link to it); programs link the
+# library as linked and record libbig.so.1.
+VER=$WORK/ml-ver-src
+mkdir -p "$VER/linked"
+cp "$ML_SRC"/*.[ch] "$VER/"
+echo "libbig_linked = shared_library('big', '../big.c', soversion: '1')" > "$VER/linked/meson.build"
+cat > "$VER/meson.build" <<'EOF'
+project('meson_library_versioned', 'c', meson_version: '>= 0.61')
+elfthp_align = find_program(dependency('elfthp-align', native: true, method: 'pkg-config')
+  .get_variable(pkgconfig: 'elfthp_align'))
+subdir('linked')
+libbig = custom_target('libbig', input: libbig_linked, output: 'libbig.so.1',
+  command: [elfthp_align, '--output', '@OUTPUT@', '@INPUT@'], build_by_default: true,
+  install: true, install_dir: get_option('libdir'), install_mode: 'rwxr-xr-x')
+install_symlink('libbig.so', pointing_to: 'libbig.so.1', install_dir: get_option('libdir'))
+executable('prog', 'main.c', link_with: libbig_linked, install: true)
+EOF
+SRC=$VER meson_example ml-ver "$DEST"
+MVI=$WORK/ml-ver-inst/opt/ex
+assert "meson library, versioned: setup, build and install exit 0" equals "exits" \
+    "$CRC $BRC $IRC" "0 0 0"
+assert "meson library, versioned: prog records libbig.so.1" dyn_has "$WORK/ml-ver/prog" NEEDED libbig.so.1
+assert "meson library, versioned: the installed libbig.so.1 is ready" checks_ready "$MVI/lib/libbig.so.1"
+assert "meson library, versioned: ... and libbig.so links to it" equals "libbig.so" \
+    "$(readlink "$MVI/lib/libbig.so")" libbig.so.1
+assert "meson library, versioned: the installed prog loads it" loads \
+    "$MVI/bin/prog" libbig.so.1 "$MVI/lib/libbig.so.1" LD_LIBRARY_PATH="$MVI/lib"
+assert "meson library, versioned: ... and runs, printing its line" prints_with "$LIB_LINE" \
+    "$MVI/bin/prog" env LD_LIBRARY_PATH="$MVI/lib"
+
+# The control: the program pattern applied to a library as it stood, linked
+# as big-linked beside the copy; programs record libbig-linked.so.
+OLD=$WORK/ml-old-src
+mkdir -p "$OLD"
+cp "$ML_SRC"/*.[ch] "$OLD/"
+cat > "$OLD/meson.build" <<'EOF'
+project('meson_library_old', 'c')
+elfthp_align = find_program(dependency('elfthp-align', native: true, method: 'pkg-config')
+  .get_variable(pkgconfig: 'elfthp_align'))
+libbig_linked = shared_library('big-linked', 'big.c')
+libbig = custom_target('libbig', input: libbig_linked, output: 'libbig.so',
+  command: [elfthp_align, '--output', '@OUTPUT@', '@INPUT@'], build_by_default: true,
+  install: true, install_dir: get_option('libdir'), install_mode: 'rwxr-xr-x')
+executable('prog', 'main.c', link_with: libbig_linked, install: true)
+EOF
+SRC=$OLD meson_example ml-old "$DEST"
+assert "meson library, old pattern: setup, build and install exit 0" equals "exits" \
+    "$CRC $BRC $IRC" "0 0 0"
+assert "meson library, old pattern: prog records libbig-linked.so" dyn_has \
+    "$WORK/ml-old/prog" NEEDED libbig-linked.so
+assert_not "meson library, old pattern: the installed prog does not start" prints_with "$LIB_LINE" \
+    "$WORK/ml-old-inst/opt/ex/bin/prog" env LD_LIBRARY_PATH="$WORK/ml-old-inst/opt/ex/lib"
+LD_LIBRARY_PATH="$WORK/ml-old-inst/opt/ex/lib" "$WORK/ml-old-inst/opt/ex/bin/prog" \
+    > "$WORK/ml-old.run.log" 2>&1
+assert "meson library, old pattern: ... for want of libbig-linked.so" has_text \
+    "$WORK/ml-old.run.log" "libbig-linked.so: cannot open shared object file"
+
 # ------------------------------------------------------------------------------
 assert "nothing was written to examples/cmake-postlink" equals "listing" \
     "$(snapshot "$CM_SRC")" "$snap_cm"
 assert "nothing was written to examples/meson-postlink" equals "listing" \
     "$(snapshot "$MS_SRC")" "$snap_ms"
+assert "nothing was written to examples/meson-library" equals "listing" \
+    "$(snapshot "$ML_SRC")" "$snap_ml"
 
 finish
