@@ -176,6 +176,8 @@ state_text(enum window_state s)
 	case WINDOW_COLLAPSE: return "small folios: would be collapsed in "
 	    "place into one huge folio (nothing dropped; a process that maps "
 	    "them gets the PMD at its next fault)";
+	case WINDOW_UNKNOWN: return "page cache unknown (not shown to a user "
+	    "who may not write the file)";
 	case WINDOW_NONE: break;
 	}
 	return "";
@@ -219,7 +221,13 @@ warm_text(FILE *f, const char *name, const struct warm_result *r)
 		return;
 	}
 	fprintf(f, "%s: ", name);
-	warm_outcome_text(f, r, false, false);
+	/* Refused: what the layout says, and the page cache unknown. */
+	if (r->cache_refused) {
+		fprintf(f, "%" PRIu64 " window%s; page cache: unknown (%s)",
+		    r->windows, r->windows == 1 ? "" : "s", WARM_CACHE_REFUSED);
+		reasons_text(f, r, false);
+	} else
+		warm_outcome_text(f, r, false, false);
 	fputc('\n', f);
 }
 
@@ -305,6 +313,8 @@ report_warm(FILE *f, const struct options *o, const char *name,
 	json_str(&j, "file", name);
 	json_str(&j, "status", class_text(cls));
 	warm_json_fields(&j, r);
+	if (r->cache_refused)
+		json_str(&j, "page_cache_unknown", WARM_CACHE_REFUSED);
 	if (states != NULL)
 		windows_json(&j, states, nranges, pmd);
 	json_end(&j);
