@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elfthp_io.h"
@@ -54,6 +55,8 @@ struct known_file {
 	char dev[16];
 	uint64_t inode;
 	char *path;
+	char *here;		/* names the mapped file from here, or NULL
+				   (here_path) */
 	bool replaced;
 	bool is_elf;
 	bool windows_known;
@@ -342,20 +345,22 @@ proc_free(struct proc *p)
 }
 
 /*
- * Does the file system of path keep huge folios?  From type and kernel;
- * *collapse: does MADV_COLLAPSE work there, as the kernel is expected to
- * (measured later, and only for a file whose small folios are mapped:
- * see collapse_looked).
+ * Does the file system of the file open as fd (the mapped file, whatever
+ * names it) keep huge folios?  From type and kernel; *collapse: does
+ * MADV_COLLAPSE work there, as the kernel is expected to (measured later,
+ * and only for a file whose small folios are mapped: see collapse_looked).
  */
 static enum tri
-fs_keeps_huge(const char *path, char *type, size_t len, enum tri *collapse)
+fs_keeps_huge(int fd, char *type, size_t len, enum tri *collapse)
 {
 	struct fs_expect e;
 	struct fs_info fs;
+	const char *failed;
 
 	*collapse = TRI_UNKNOWN;
-	if (fs_expect_path(path, &fs, &e) != 0)
+	if (fs_identify_fd(fd, &fs, &failed) != 0)
 		return TRI_UNKNOWN;
+	fs_expect(&fs, host_kernel_version(), host_ro_thp_for_fs(), &e);
 	snprintf(type, len, "%s", fs.type);
 	*collapse = e.collapse;
 	if (e.write == TRI_YES || e.readahead == TRI_YES ||
@@ -406,6 +411,89 @@ open_mapped(const struct proc *p, const struct smap *m, bool replaced,
 	return fail(pe, "open", mapped, errno);
 }
 
+/*
+ * Does path, from here, name the file whose identity is *id?  With
+ * by_dev, dev and inode (the mapped file fstat'ed through map_files or
+ * /proc/PID/root); without, the inode alone (as open_mapped checks it).
+ */
+static bool
+names_file(const char *path, const struct stat *id, bool by_dev)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_ino == id->st_ino &&
+	    (!by_dev || st.st_dev == id->st_dev);
+}
+
+/* Is the process's root this process's root (dev and inode)? */
+static bool
+same_root(long pid)
+{
+	char root[64];
+	struct stat theirs, ours;
+
+	snprintf(root, sizeof(root), "/proc/%ld/root", pid);
+	return stat(root, &theirs) == 0 && stat("/", &ours) == 0 &&
+	    theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
+}
+
+/* The device maps gives a mapping ("fe:01", hex major and minor). */
+static bool
+maps_dev(const char *dev, dev_t *out)
+{
+	unsigned major, minor;
+
+	if (sscanf(dev, "%x:%x", &major, &minor) != 2)
+		return false;
+	*out = makedev(major, minor);
+	return true;
+}
+
+/*
+ * The path that names, from this process's root and mount namespace, the
+ * file m maps (open as fd), or NULL: the file cannot be named from here,
+ * and no command may be printed for it.  The mapping's path is written
+ * from the reader's root where the reader can reach the file (a chroot
+ * under this root), else from the process's own root (another mount
+ * namespace: a container), so it is taken where it names the mapped file
+ * here; else /proc/PID/root and that path.  The mapped file is known by
+ * dev and inode through map_files (root); without, by its inode, and the
+ * plain path only where the process has this root or maps' device is the
+ * path's (overlayfs shows another device there: then /proc/PID/root).
+ */
+static int
+here_path(struct known_file *kf, const struct proc *p, const struct smap *m,
+    int fd)
+{
+	char mapped[128], *alt = NULL;
+	struct stat id;
+	bool by_dev;
+	int mfd;
+
+	kf->here = NULL;
+	snprintf(mapped, sizeof(mapped), "/proc/%ld/map_files/%" PRIx64 "-%"
+	    PRIx64, p->pid, m->m.start, m->m.end);
+	mfd = open(mapped, O_RDONLY | O_CLOEXEC);
+	by_dev = mfd >= 0 && fstat(mfd, &id) == 0;
+	if (mfd >= 0)
+		close(mfd);
+	if (!by_dev && fstat(fd, &id) != 0)
+		return 0;	/* not known: no command */
+	if (names_file(kf->path, &id, by_dev) && (by_dev || same_root(p->pid)))
+		return (kf->here = strdup(kf->path)) == NULL ? -1 : 0;
+	if (asprintf(&alt, "/proc/%ld/root%s", p->pid, kf->path) < 0)
+		return -1;
+	if (names_file(alt, &id, by_dev)) {
+		kf->here = alt;
+		return 0;
+	}
+	free(alt);
+	if (!by_dev && maps_dev(m->dev, &id.st_dev) &&
+	    names_file(kf->path, &id, true))
+		return (kf->here = strdup(kf->path)) == NULL ? -1 : 0;
+	return 0;
+}
+
 /* Read the headers of the file m maps into kf; see open_mapped. */
 static int
 read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
@@ -423,7 +511,14 @@ read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
 		kf->is_elf = true;
 		return 0;
 	}
+	if (!kf->replaced && here_path(kf, p, m, fd) != 0) {
+		close(fd);
+		return fail(pe, "malloc", kf->path, ENOMEM);
+	}
 	st = layout_read(fd, &kf->layout, pe->detail, sizeof(pe->detail));
+	if (st == READ_OK && !kf->replaced)
+		kf->fs_keeps_huge = fs_keeps_huge(fd, kf->fs_type,
+		    sizeof(kf->fs_type), &kf->collapse);
 	close(fd);
 	if (st == READ_NOT_ELF || st == READ_NOT_APPLICABLE)
 		return 0;
@@ -437,9 +532,6 @@ read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
 		return -1;
 	}
 	kf->is_elf = kf->windows_known = true;
-	if (!kf->replaced)
-		kf->fs_keeps_huge = fs_keeps_huge(kf->path, kf->fs_type,
-		    sizeof(kf->fs_type), &kf->collapse);
 	return 0;
 }
 
@@ -479,6 +571,7 @@ known(struct scan *s, const struct proc *p, const struct smap *m,
 		return kf;
 	/* Not kept: the next process that maps it tries again. */
 	free(kf->path);
+	free(kf->here);
 	layout_free(&kf->layout);
 	s->nknown--;
 	return NULL;
@@ -557,9 +650,9 @@ file_collapse(struct known_file *kf, const struct proc *p,
 	(void)m;
 	/* Where the kernel refuses anyway, the file is not even opened; a
 	 * path that names another file now is not asked. */
-	if (!kf->collapse_looked && !kf->replaced &&
+	if (!kf->collapse_looked && !kf->replaced && kf->here != NULL &&
 	    strcmp(kf->fs_type, "tmpfs") != 0 && (kf->collapse == TRI_NO ||
-	    ((fd = open(kf->path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) >= 0 &&
+	    ((fd = open(kf->here, O_RDONLY | O_CLOEXEC | O_NOCTTY)) >= 0 &&
 	    fstat(fd, &st) == 0 && (uint64_t)st.st_ino == kf->inode))) {
 		kf->collapse = collapse_fs_expect(fd, pmd, kf->collapse);
 	}
@@ -683,6 +776,7 @@ measure_files(struct scan *s, struct proc *p, struct proc_error *pe)
 		snprintf(row.comm, sizeof(row.comm), "%s", p->comm);
 		snprintf(row.dev, sizeof(row.dev), "%s", kf->dev);
 		row.path = kf->path;	/* its own allocation: stays put */
+		row.here = kf->here;
 		row.inode = kf->inode;
 		snprintf(row.fs_type, sizeof(row.fs_type), "%s", kf->fs_type);
 		if (measure(s, p, kf, &p->maps[i], j - i, &row, pe) != 0)
@@ -961,6 +1055,7 @@ pid_scan_free(struct pid_scan *out)
 
 	for (i = 0; i < out->nknown; i++) {
 		free(known[i].path);
+		free(known[i].here);
 		layout_free(&known[i].layout);
 	}
 	free(known);
