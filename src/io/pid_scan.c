@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elfthp_io.h"
@@ -411,86 +410,48 @@ open_mapped(const struct proc *p, const struct smap *m, bool replaced,
 	return fail(pe, "open", mapped, errno);
 }
 
-/*
- * Does path, from here, name the file whose identity is *id?  With
- * by_dev, dev and inode (the mapped file fstat'ed through map_files or
- * /proc/PID/root); without, the inode alone (as open_mapped checks it).
- */
+/* Does path, from here, name the file *id (its dev and inode)? */
 static bool
-names_file(const char *path, const struct stat *id, bool by_dev)
+names_file(const char *path, const struct stat *id)
 {
 	struct stat st;
 
 	return stat(path, &st) == 0 && st.st_ino == id->st_ino &&
-	    (!by_dev || st.st_dev == id->st_dev);
-}
-
-/* Is the process's root this process's root (dev and inode)? */
-static bool
-same_root(long pid)
-{
-	char root[64];
-	struct stat theirs, ours;
-
-	snprintf(root, sizeof(root), "/proc/%ld/root", pid);
-	return stat(root, &theirs) == 0 && stat("/", &ours) == 0 &&
-	    theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
-}
-
-/* The device maps gives a mapping ("fe:01", hex major and minor). */
-static bool
-maps_dev(const char *dev, dev_t *out)
-{
-	unsigned major, minor;
-
-	if (sscanf(dev, "%x:%x", &major, &minor) != 2)
-		return false;
-	*out = makedev(major, minor);
-	return true;
+	    st.st_dev == id->st_dev;
 }
 
 /*
  * The path that names, from this process's root and mount namespace, the
- * file m maps (open as fd), or NULL: the file cannot be named from here,
- * and no command may be printed for it.  The mapping's path is written
- * from the reader's root where the reader can reach the file (a chroot
- * under this root), else from the process's own root (another mount
- * namespace: a container), so it is taken where it names the mapped file
- * here; else /proc/PID/root and that path.  The mapped file is known by
- * dev and inode through map_files (root); without, by its inode, and the
- * plain path only where the process has this root or maps' device is the
- * path's (overlayfs shows another device there: then /proc/PID/root).
+ * file open as fd (the one the process maps: open_mapped), or NULL: the
+ * file cannot be named from here, and no command may be printed for it.
+ * The mapping's path is written from the reader's root where the reader
+ * can reach the file (a chroot below this root), else from the process's
+ * own root (another mount namespace: a container), where the same path
+ * here may name another file: so it is taken only where it names this
+ * one (dev and inode), else /proc/PID/root and it, where that does.
+ * 0, or -1 with pe filled (fstat failed, no memory).
  */
 static int
-here_path(struct known_file *kf, const struct proc *p, const struct smap *m,
-    int fd)
+here_path(struct known_file *kf, const struct proc *p, int fd,
+    struct proc_error *pe)
 {
-	char mapped[128], *alt = NULL;
 	struct stat id;
-	bool by_dev;
-	int mfd;
+	char *alt = NULL;
 
 	kf->here = NULL;
-	snprintf(mapped, sizeof(mapped), "/proc/%ld/map_files/%" PRIx64 "-%"
-	    PRIx64, p->pid, m->m.start, m->m.end);
-	mfd = open(mapped, O_RDONLY | O_CLOEXEC);
-	by_dev = mfd >= 0 && fstat(mfd, &id) == 0;
-	if (mfd >= 0)
-		close(mfd);
-	if (!by_dev && fstat(fd, &id) != 0)
-		return 0;	/* not known: no command */
-	if (names_file(kf->path, &id, by_dev) && (by_dev || same_root(p->pid)))
-		return (kf->here = strdup(kf->path)) == NULL ? -1 : 0;
-	if (asprintf(&alt, "/proc/%ld/root%s", p->pid, kf->path) < 0)
-		return -1;
-	if (names_file(alt, &id, by_dev)) {
-		kf->here = alt;
+	if (fstat(fd, &id) != 0)
+		return fail(pe, "fstat", kf->path, errno);
+	if (names_file(kf->path, &id))
+		alt = strdup(kf->path);
+	else if (asprintf(&alt, "/proc/%ld/root%s", p->pid, kf->path) < 0)
+		alt = NULL;
+	else if (!names_file(alt, &id)) {
+		free(alt);
 		return 0;
 	}
-	free(alt);
-	if (!by_dev && maps_dev(m->dev, &id.st_dev) &&
-	    names_file(kf->path, &id, true))
-		return (kf->here = strdup(kf->path)) == NULL ? -1 : 0;
+	if (alt == NULL)
+		return fail(pe, "malloc", kf->path, ENOMEM);
+	kf->here = alt;
 	return 0;
 }
 
@@ -511,9 +472,9 @@ read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
 		kf->is_elf = true;
 		return 0;
 	}
-	if (!kf->replaced && here_path(kf, p, m, fd) != 0) {
+	if (!kf->replaced && here_path(kf, p, fd, pe) != 0) {
 		close(fd);
-		return fail(pe, "malloc", kf->path, ENOMEM);
+		return -1;
 	}
 	st = layout_read(fd, &kf->layout, pe->detail, sizeof(pe->detail));
 	if (st == READ_OK && !kf->replaced)
