@@ -22,6 +22,10 @@
 #define PID_CACHE_REFUSED "the kernel shows a file's page cache only to " \
 	"a user who may write it, so whether the windows the process has " \
 	"not run are huge there cannot be told"
+/* --warm -n's page-cache verdicts where the kernel would not show the cache. */
+#define WARM_CACHE_REFUSED "the kernel shows a file's page cache only to " \
+	"a user who may write it: which windows are huge now, and what " \
+	"--warm would read, cannot be seen; run as its owner or as root"
 #define MAX_JOBS_ASKED 65536	/* -j takes up to this; above MAX_JOBS runs MAX_JOBS */
 enum mode { MODE_REWRITE, MODE_REPORT, MODE_CHECK, MODE_PID, MODE_WARM,
 	MODE_HOST, MODE_MEASURE };

@@ -291,6 +291,8 @@ enum file_class {
 	FILE_NOT_DONE,		/* rewriting it would split its hard links:
 				   a name of it is not in the run */
 	FILE_LINKED,		/* another name of a file the run rewrote */
+	FILE_CACHE_UNKNOWN,	/* --warm -n: the kernel would not show the
+				   caller the page cache (not a writer) */
 	FILE_ERROR,
 };
 
@@ -617,6 +619,7 @@ enum window_state {
 	WINDOW_STILL_SMALL,	/* warming tried; not_huge says why */
 	WINDOW_COLLAPSE,	/* small folios, mapped or not: collapsed in
 				   place (MADV_COLLAPSE works there) */
+	WINDOW_UNKNOWN,		/* the kernel would not show its page cache */
 };
 const char *window_state_name(enum window_state);
 struct warm_request {
@@ -647,9 +650,10 @@ struct warm_result {
 	char fs_type[32];
 	const char *fs_why;	/* WARM_NO_HUGE_FOLIOS: the fact behind it */
 	const char *fs_advice;	/* ... and what would help (fs_expect) */
-	bool cache_refused;	/* cachestat refused: the caller may not write
-				   the file (the kernel shows its page cache
-				   only to a user who may) */
+	bool cache_refused;	/* the first cachestat refused (EPERM): the
+				   caller may not write the file (the kernel
+				   shows its page cache only to a user who
+				   may); a later refusal is a failed look */
 };
 uint64_t warm_not_huge(const struct warm_result *);
 

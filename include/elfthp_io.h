@@ -300,6 +300,9 @@ struct pid_row {
 	long pid;
 	char comm[20];		/* /proc/PID/comm */
 	const char *path;	/* as the mapping names it, " (deleted)" cut */
+	const char *here;	/* what names that file from this process's
+				   root and mount namespace: path, or
+				   /proc/PID/root and path; NULL: nothing */
 	char dev[16];
 	uint64_t inode;
 	char fs_type[32];	/* its file system's type; "" unknown */

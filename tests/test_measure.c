@@ -150,6 +150,8 @@ long __real_syscall(long, ...);
 long __wrap_syscall(long, ...);
 /* A user who may not write the file: cachestat answers EPERM. */
 static bool no_cachestat_for_us;
+/* From this cachestat call on (1: every one), EPERM; 0: off. */
+static unsigned long eperm_from;
 
 int
 __wrap_open64(const char *path, int flags, ...)
@@ -291,7 +293,8 @@ __wrap_syscall(long nr, ...)
 	va_end(ap);
 	if (inject(C_SYSCALL))
 		return -1;
-	if (no_cachestat_for_us && armed) {
+	if (armed && (no_cachestat_for_us || (eperm_from > 0 &&
+	    count[C_SYSCALL] >= eperm_from))) {
 		errno = EPERM;
 		return -1;
 	}
@@ -919,6 +922,37 @@ test_look_cli_partly_cached(void **state)
 	cache_only = 0;
 }
 
+/*
+ * --warm -n by a user the kernel shows no page cache: the first cachestat
+ * refused (EPERM) is the kernel's rule, and the look ends with the page
+ * cache unknown, no error.  A refusal after a cachestat answered (a later
+ * window's, the file partly cached) is a failed look: an error naming
+ * cachestat, never "unknown" and never "nothing cached".
+ */
+static void
+test_look_cli_refused(void **state)
+{
+	struct state *t = *state;
+	struct outcome o;
+
+	fill(t->bytes, true);
+	eperm_from = 1;
+	run_once(t, run_look_cli, NCALLS, 0, &o);
+	if (o.error || strstr(o.text, "page cache: unknown (the kernel shows "
+	    "a file's page cache only to a user who may write it") == NULL)
+		fail_msg("cachestat refused: want the page cache unknown, no "
+		    "error: %s", o.text);
+	cache_only = (off_t)(2 * MiB_);
+	eperm_from = 2;
+	run_once(t, run_look_cli, NCALLS, 0, &o);
+	eperm_from = 0;
+	cache_only = 0;
+	if (!o.error || strstr(o.text, "could not look: cachestat: "
+	    "Operation not permitted") == NULL || strstr(o.text, "unknown"))
+		fail_msg("a later cachestat refused: want an error naming it, "
+		    "not unknown: %s", o.text);
+}
+
 int
 main(void)
 {
@@ -932,6 +966,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_look_cli_faults, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_look_cli_partly_cached,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_look_cli_refused,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settle_cli_faults, setup,
 		    teardown),

@@ -51,6 +51,7 @@ class_text(enum file_class c)
 	case FILE_NOT_APPLICABLE: return "not-applicable";
 	case FILE_NOT_DONE: return "not-done";
 	case FILE_LINKED: return "linked";
+	case FILE_CACHE_UNKNOWN: return "unknown";
 	case FILE_ERROR: return "error";
 	case FILE_DONE: break;
 	}

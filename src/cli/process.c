@@ -25,8 +25,8 @@
  * file ended (its enum file_class) is kept in the job, apart: a step that
  * went well says nothing about the file's verdict.
  */
-/* STEP_STOP_LOOK: --report could not look at the page cache (the kernel
- * shows it only to a user who may write the file): it goes on. */
+/* STEP_STOP_LOOK: --report or --warm -n could not look at the page cache
+ * (the kernel shows it only to a user who may write the file): it goes on. */
 enum step { STEP_OK, STEP_STOP, STEP_STOP_LOOK };
 
 /* One file on its way through the passes. */
@@ -573,9 +573,10 @@ cache_step(struct job *j, int fd, const char *path,
 	else if (warm_file(fd, path, &w, &q, &j->cache, j->msg,
 	    sizeof(j->msg)) == 0)
 		;
-	/* --report goes on without the look: its rows are the model's. */
-	else if (look_only && j->o->mode == MODE_REPORT &&
-	    j->cache.cache_refused)
+	/* --report goes on without the look (its rows are the model's),
+	 * --warm -n with the layout's verdicts and the cache unknown. */
+	else if (look_only && (j->o->mode == MODE_REPORT ||
+	    j->o->mode == MODE_WARM) && j->cache.cache_refused)
 		c = STEP_STOP_LOOK;
 	else
 		c = file_error(j, "%s%s", j->o->mode != MODE_REWRITE ? "" :

@@ -176,6 +176,8 @@ state_text(enum window_state s)
 	case WINDOW_COLLAPSE: return "small folios: would be collapsed in "
 	    "place into one huge folio (nothing dropped; a process that maps "
 	    "them gets the PMD at its next fault)";
+	case WINDOW_UNKNOWN: return "page cache unknown (not shown to a user "
+	    "who may not write the file)";
 	case WINDOW_NONE: break;
 	}
 	return "";
@@ -219,7 +221,13 @@ warm_text(FILE *f, const char *name, const struct warm_result *r)
 		return;
 	}
 	fprintf(f, "%s: ", name);
-	warm_outcome_text(f, r, false, false);
+	/* Refused: what the layout says, and the page cache unknown. */
+	if (r->cache_refused) {
+		fprintf(f, "%" PRIu64 " window%s; page cache: unknown (%s)",
+		    r->windows, r->windows == 1 ? "" : "s", WARM_CACHE_REFUSED);
+		reasons_text(f, r, false);
+	} else
+		warm_outcome_text(f, r, false, false);
 	fputc('\n', f);
 }
 
@@ -305,6 +313,8 @@ report_warm(FILE *f, const struct options *o, const char *name,
 	json_str(&j, "file", name);
 	json_str(&j, "status", class_text(cls));
 	warm_json_fields(&j, r);
+	if (r->cache_refused)
+		json_str(&j, "page_cache_unknown", WARM_CACHE_REFUSED);
 	if (states != NULL)
 		windows_json(&j, states, nranges, pmd);
 	json_end(&j);
@@ -583,6 +593,43 @@ pid_status_text(char *buf, size_t len, const struct pid_row *r,
 	}
 }
 
+static const char *const fix_short[FIX_LAST + 1] = {
+	[FIX_REWRITE_RESTART] = "elfthp-align FILE, then a restart",
+	[FIX_STOP_WARM_START] = "a stop, elfthp-align --warm FILE and a start",
+	[FIX_WARM] = "elfthp-align --warm FILE",
+	[FIX_RESTART] = "a restart",
+	[FIX_ENABLE_THP] = "THP enabled for the process",
+	[FIX_OTHER_FS] = "another file system",
+	[FIX_WARM_IN_PLACE] = "elfthp-align --warm FILE while it runs",
+};
+
+/* Does the step run elfthp-align on the file? */
+static bool
+fix_names_file(enum pid_fix fix)
+{
+	return fix == FIX_REWRITE_RESTART || fix == FIX_STOP_WARM_START ||
+	    fix == FIX_WARM || fix == FIX_WARM_IN_PLACE;
+}
+
+/*
+ * The step for a file no path from here names (another root or mount
+ * namespace hides it, or its name there is another file now): said, and
+ * no command, since a pasted one would act on another file.
+ */
+static void
+pid_unnamed_text(char *buf, size_t len, const struct pid_row *r,
+    const char *who)
+{
+	char path[SHELL_WORD_MAX];
+
+	shell_word(path, sizeof(path), r->path);
+	snprintf(buf, len, "the file %s maps cannot be named from here: "
+	    "neither %s nor /proc/%ld/root%s names it in this root and mount "
+	    "namespace, so no command is printed (one would act on another "
+	    "file); run the step where that process's root is: %s", who,
+	    path, r->pid, r->path, fix_short[r->verdict.fix]);
+}
+
 /* The exact step; command gets the elfthp-align command alone, or "". */
 static void
 pid_fix_text(char *buf, size_t len, char *command, size_t clen,
@@ -590,9 +637,14 @@ pid_fix_text(char *buf, size_t len, char *command, size_t clen,
 {
 	char path[SHELL_WORD_MAX], who[256];
 
-	shell_word(path, sizeof(path), rows[0].path);
 	pid_names(who, sizeof(who), rows, n);
 	command[0] = '\0';
+	if (rows[0].here == NULL && fix_names_file(rows[0].verdict.fix)) {
+		pid_unnamed_text(buf, len, &rows[0], who);
+		return;
+	}
+	shell_word(path, sizeof(path), rows[0].here != NULL ? rows[0].here :
+	    rows[0].path);
 	switch (rows[0].verdict.fix) {
 	case FIX_NONE: buf[0] = '\0'; break;
 	case FIX_REWRITE_RESTART:
@@ -675,6 +727,7 @@ pid_file_json(FILE *f, const struct options *o, const struct pid_row *rows,
 	pid_fix_text(fix, sizeof(fix), command, sizeof(command), rows, n);
 	json_begin(&j, f, mode_name(o));
 	json_str(&j, "file", r->path);
+	json_str(&j, "path_here", r->here);
 	json_str(&j, "status", pid_status_name(v->status));
 	json_str(&j, "reason", v->status == PID_PARTLY_HUGE ?
 	    pid_reason_name(v->rest) : v->status == PID_THP_DISABLED ||
@@ -744,15 +797,6 @@ report_pid_message(FILE *f, const struct options *o, long pid,
 		diag(f, NULL, "%s", message);
 }
 
-static const char *const fix_short[FIX_LAST + 1] = {
-	[FIX_REWRITE_RESTART] = "elfthp-align FILE, then a restart",
-	[FIX_STOP_WARM_START] = "a stop, elfthp-align --warm FILE and a start",
-	[FIX_WARM] = "elfthp-align --warm FILE",
-	[FIX_RESTART] = "a restart",
-	[FIX_ENABLE_THP] = "THP enabled for the process",
-	[FIX_OTHER_FS] = "another file system",
-	[FIX_WARM_IN_PLACE] = "elfthp-align --warm FILE while it runs",
-};
 
 static void
 pid_summary_text(FILE *f, const struct pid_summary *s)

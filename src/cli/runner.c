@@ -723,10 +723,10 @@ summary_json(const struct work *w, const struct tally *t)
 		FILE_NOT_ELF };
 	static const enum file_class warm[] = { FILE_READY, FILE_NOT_HUGE,
 		FILE_NEEDS_REWRITE, FILE_NO_WINDOWS, FILE_NOT_APPLICABLE,
-		FILE_NOT_ELF };
+		FILE_NOT_ELF, FILE_CACHE_UNKNOWN };
 	const enum file_class *classes = w->o->compat ? compat :
 	    w->o->mode == MODE_WARM ? warm : check;
-	size_t k, nclasses = classes == compat ? 5 : 6;
+	size_t k, nclasses = classes == compat ? 5 : classes == warm ? 7 : 6;
 	struct json j;
 	char key[32];
 
@@ -752,6 +752,17 @@ not_done_text(char *buf, size_t len, size_t n)
 	return buf;
 }
 
+/* "N with the page cache unknown, ": --warm -n by a user who may not
+ * write them; said only where a file was. */
+static const char *
+unknown_text(char *buf, size_t len, size_t n)
+{
+	if (n == 0)
+		return "";
+	snprintf(buf, len, "%zu with the page cache unknown, ", n);
+	return buf;
+}
+
 /*
  * The closing counts of --check, --compat and --warm (with several files):
  * a JSON object, or a text line the mode words; -q leaves it out.
@@ -771,10 +782,12 @@ summarise(const struct work *w, const struct tally *t)
 		return;
 	if (w->o->mode == MODE_WARM)
 		printf("%s %zu file%s: %zu all huge, %zu not all huge, %zu "
-		    "need rewriting, %zu with nothing to warm, %zu not "
+		    "need rewriting, %zu with nothing to warm, %s%zu not "
 		    "applicable, %zu error%s\n", w->o->dry_run ? "looked at" :
 		    "warmed", total, s, c[FILE_READY], c[FILE_NOT_HUGE],
-		    c[FILE_NEEDS_REWRITE], c[FILE_NO_WINDOWS], na, errors, es);
+		    c[FILE_NEEDS_REWRITE], c[FILE_NO_WINDOWS],
+		    unknown_text(nd, sizeof(nd), c[FILE_CACHE_UNKNOWN]), na,
+		    errors, es);
 	else if (w->o->compat)
 		printf("checked %zu file%s for %s: %zu compatible, %zu fixable, "
 		    "%zu need relinking, %zu not applicable (%zu not ELF), %zu "

@@ -100,7 +100,9 @@ warm_not_huge(const struct warm_result *r)
  * window it would make huge is not huge yet, so that file is not huge
  * (exit 1), not ready.  A file that cannot be mapped
  * huge as it is (incongruent segments, or a base the loader need not
- * align) needs a rewrite, however much of it was warmed.
+ * align) needs a rewrite, however much of it was warmed.  A look the
+ * kernel refused (r->cache_refused: not a writer) says only what the
+ * layout says: unknown, not a verdict on huge pages.
  */
 enum file_class
 warm_verdict(const struct warm_result *r)
@@ -110,6 +112,9 @@ warm_verdict(const struct warm_result *r)
 	if (r->not_huge[WARM_NOT_ALIGNED] > 0 ||
 	    (r->windows > 0 && !r->base_aligned))
 		return FILE_NEEDS_REWRITE;
+	/* The layout is known; which windows are huge is not. */
+	if (r->cache_refused)
+		return FILE_CACHE_UNKNOWN;
 	if (warm_not_huge(r) > 0 || (r->look_only && r->made_huge > 0))
 		return FILE_NOT_HUGE;
 	return FILE_READY;
@@ -127,6 +132,7 @@ window_state_name(enum window_state s)
 	case WINDOW_MADE_HUGE: return "made-huge";
 	case WINDOW_STILL_SMALL: return "still-small";
 	case WINDOW_COLLAPSE: return "small-folios-collapse";
+	case WINDOW_UNKNOWN: return "unknown";
 	case WINDOW_NONE: break;
 	}
 	return "none";

@@ -17,7 +17,8 @@
  * the way is followed only when it belongs to root or to the caller (the
  * one rule, link_trusted), read from the descriptor of the link itself, so
  * that the link judged is the link followed.  Another user's symlink is
- * refused, named.  Nothing is opened that could block (O_PATH).
+ * refused, named.  A /proc link on the way (/proc/PID/root) is followed
+ * by the kernel, since its text is a path in another root (rs_proc_link).  Nothing is opened that could block (O_PATH).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "elfthp_io.h"
 
@@ -275,6 +278,58 @@ rs_up(struct rs *s)
 	return 0;
 }
 
+/* One more link to follow: refused past the limit or for its owner. */
+static int
+rs_may_follow(struct rs *s, const char *name, const struct stat *st)
+{
+	struct shown q = shown_tail(s->done, s->done_len);
+
+	if (++s->links > MAX_LINKS)
+		return rs_error(s, name, ELOOP);
+	if (link_trusted(st))
+		return 0;
+	return error_text(s->err, s->n, "%s%.*s/%s is a symlink of uid %ju, "
+	    "neither root's nor the caller's; not followed", q.dots, q.len,
+	    q.s, name, (uintmax_t)st->st_uid);
+}
+
+/* Is the link lfd one of /proc's (/proc/PID/root, cwd, fd/N)? */
+static bool
+is_proc_link(int lfd)
+{
+	struct statfs sfs;
+
+	return fstatfs(lfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+}
+
+/*
+ * A /proc link to a directory on the way (/proc/PID/root, /proc/PID/cwd):
+ * its text is a path in that process's root and mount namespace, not in
+ * this one's, so it is followed by the kernel, as its own lookup would,
+ * and named as given: /proc/PID/root/usr/bin/x reaches the file in that
+ * process's root (a container's, another mount namespace's), never the
+ * file at /usr/bin/x here.
+ */
+static int
+rs_proc_link(struct rs *s, const char *name, bool last,
+    const struct stat *st)
+{
+	int fd;
+
+	if (rs_may_follow(s, name, st) != 0)
+		return -1;
+	fd = openat(s->fd, name, O_PATH | O_CLOEXEC | (last ? 0 : O_DIRECTORY));
+	if (fd < 0)
+		return rs_error(s, name, errno);
+	if (rs_append(s, name) != 0) {
+		close(fd);
+		return -1;
+	}
+	close(s->fd);
+	s->fd = fd;
+	return 0;
+}
+
 /* The link lfd (name, st): refused, or its target put before the rest. */
 static int
 rs_follow(struct rs *s, int lfd, const char *name, const struct stat *st)
@@ -283,15 +338,8 @@ rs_follow(struct rs *s, int lfd, const char *name, const struct stat *st)
 	const char *rest = s->todo + s->at;
 	ssize_t len;
 
-	if (++s->links > MAX_LINKS)
-		return rs_error(s, name, ELOOP);
-	if (!link_trusted(st)) {
-		struct shown q = shown_tail(s->done, s->done_len);
-
-		return error_text(s->err, s->n, "%s%.*s/%s is a symlink of uid "
-		    "%ju, neither root's nor the caller's; not followed",
-		    q.dots, q.len, q.s, name, (uintmax_t)st->st_uid);
-	}
+	if (rs_may_follow(s, name, st) != 0)
+		return -1;
 	len = readlinkat(lfd, "", target, sizeof(target) - 1);
 	if (len < 0 || len == 0)
 		return rs_error(s, name, len < 0 ? errno : ENOENT);
@@ -334,6 +382,8 @@ rs_name(struct rs *s, const char *name, bool last, bool whole)
 		return rs_error(s, name, errno);
 	if (fstat(fd, &st) != 0)
 		rc = rs_error(s, name, errno);
+	else if (S_ISLNK(st.st_mode) && (!last || whole) && is_proc_link(fd))
+		rc = rs_proc_link(s, name, last, &st);
 	else if (S_ISLNK(st.st_mode))
 		rc = rs_follow(s, fd, name, &st);
 	else if (last && !whole)

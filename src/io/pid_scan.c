@@ -54,6 +54,8 @@ struct known_file {
 	char dev[16];
 	uint64_t inode;
 	char *path;
+	char *here;		/* names the mapped file from here, or NULL
+				   (here_path) */
 	bool replaced;
 	bool is_elf;
 	bool windows_known;
@@ -343,14 +345,15 @@ proc_free(struct proc *p)
 }
 
 /*
- * Does the file system of path keep huge folios?  From type and kernel;
- * kf->collapse: does MADV_COLLAPSE work there, as the kernel is expected
- * to (measured later, and only for a file whose small folios are mapped:
- * see collapse_looked).  A file system that cannot be found is an error:
- * the step printed depends on it.
+ * Does the file system of the file open as fd (the mapped file, whatever
+ * names it) keep huge folios?  From type and kernel; kf->collapse: does
+ * MADV_COLLAPSE work there, as the kernel is expected to (measured later,
+ * and only for a file whose small folios are mapped: see collapse_looked).
+ * A file system that cannot be found is an error: the step printed
+ * depends on it.
  */
 static int
-fs_keeps_huge(struct known_file *kf, struct proc_error *pe)
+fs_keeps_huge(struct known_file *kf, int fd, struct proc_error *pe)
 {
 	struct fs_expect e;
 	struct fs_info fs;
@@ -358,7 +361,7 @@ fs_keeps_huge(struct known_file *kf, struct proc_error *pe)
 
 	kf->collapse = TRI_UNKNOWN;
 	kf->fs_keeps_huge = TRI_UNKNOWN;
-	if (fs_identify(kf->path, &fs, &failed) != 0) {
+	if (fs_identify_fd(fd, &fs, &failed) != 0) {
 		fail(pe, "find the file system of", kf->path, errno);
 		snprintf(pe->detail, sizeof(pe->detail), "its file system: "
 		    "%s: %s", failed, strerror(pe->err));
@@ -420,6 +423,51 @@ open_mapped(const struct proc *p, const struct smap *m, bool replaced,
 	return fail(pe, "open", mapped, errno);
 }
 
+/* Does path, from here, name the file *id (its dev and inode)? */
+static bool
+names_file(const char *path, const struct stat *id)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_ino == id->st_ino &&
+	    st.st_dev == id->st_dev;
+}
+
+/*
+ * The path that names, from this process's root and mount namespace, the
+ * file open as fd (the one the process maps: open_mapped), or NULL: the
+ * file cannot be named from here, and no command may be printed for it.
+ * The mapping's path is written from the reader's root where the reader
+ * can reach the file (a chroot below this root), else from the process's
+ * own root (another mount namespace: a container), where the same path
+ * here may name another file: so it is taken only where it names this
+ * one (dev and inode), else /proc/PID/root and it, where that does.
+ * 0, or -1 with pe filled (fstat failed, no memory).
+ */
+static int
+here_path(struct known_file *kf, const struct proc *p, int fd,
+    struct proc_error *pe)
+{
+	struct stat id;
+	char *alt = NULL;
+
+	kf->here = NULL;
+	if (fstat(fd, &id) != 0)
+		return fail(pe, "fstat", kf->path, errno);
+	if (names_file(kf->path, &id))
+		alt = strdup(kf->path);
+	else if (asprintf(&alt, "/proc/%ld/root%s", p->pid, kf->path) < 0)
+		alt = NULL;
+	else if (!names_file(alt, &id)) {
+		free(alt);
+		return 0;
+	}
+	if (alt == NULL)
+		return fail(pe, "malloc", kf->path, ENOMEM);
+	kf->here = alt;
+	return 0;
+}
+
 /* Read the headers of the file m maps into kf; see open_mapped. */
 static int
 read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
@@ -437,7 +485,15 @@ read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
 		kf->is_elf = true;
 		return 0;
 	}
+	if (!kf->replaced && here_path(kf, p, fd, pe) != 0) {
+		close(fd);
+		return -1;
+	}
 	st = layout_read(fd, &kf->layout, pe->detail, sizeof(pe->detail));
+	if (st == READ_OK && !kf->replaced && fs_keeps_huge(kf, fd, pe) != 0) {
+		close(fd);
+		return -1;
+	}
 	close(fd);
 	if (st == READ_NOT_ELF || st == READ_NOT_APPLICABLE)
 		return 0;
@@ -451,8 +507,6 @@ read_known(struct known_file *kf, const struct proc *p, const struct smap *m,
 		return -1;
 	}
 	kf->is_elf = kf->windows_known = true;
-	if (!kf->replaced && fs_keeps_huge(kf, pe) != 0)
-		return -1;
 	return 0;
 }
 
@@ -492,6 +546,7 @@ known(struct scan *s, const struct proc *p, const struct smap *m,
 		return kf;
 	/* Not kept: the next process that maps it tries again. */
 	free(kf->path);
+	free(kf->here);
 	layout_free(&kf->layout);
 	s->nknown--;
 	return NULL;
@@ -583,9 +638,9 @@ file_collapse(struct known_file *kf, const struct proc *p,
 	(void)m;
 	/* Where the kernel refuses anyway, the file is not even opened; a
 	 * path that names another file now is not asked. */
-	if (!kf->collapse_looked && !kf->replaced &&
+	if (!kf->collapse_looked && !kf->replaced && kf->here != NULL &&
 	    strcmp(kf->fs_type, "tmpfs") != 0 && (kf->collapse == TRI_NO ||
-	    ((fd = open(kf->path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) >= 0 &&
+	    ((fd = open(kf->here, O_RDONLY | O_CLOEXEC | O_NOCTTY)) >= 0 &&
 	    fstat(fd, &st) == 0 && (uint64_t)st.st_ino == kf->inode))) {
 		kf->collapse = collapse_fs_expect(fd, pmd, kf->collapse);
 	}
@@ -711,6 +766,7 @@ measure_files(struct scan *s, struct proc *p, struct proc_error *pe)
 		snprintf(row.comm, sizeof(row.comm), "%s", p->comm);
 		snprintf(row.dev, sizeof(row.dev), "%s", kf->dev);
 		row.path = kf->path;	/* its own allocation: stays put */
+		row.here = kf->here;
 		row.inode = kf->inode;
 		snprintf(row.fs_type, sizeof(row.fs_type), "%s", kf->fs_type);
 		if (measure(s, p, kf, &p->maps[i], j - i, &row, pe) != 0)
@@ -989,6 +1045,7 @@ pid_scan_free(struct pid_scan *out)
 
 	for (i = 0; i < out->nknown; i++) {
 		free(known[i].path);
+		free(known[i].here);
 		layout_free(&known[i].layout);
 	}
 	free(known);

@@ -60,6 +60,9 @@ struct warm_ctx {
 	bool synced;
 	bool collapse_off;	/* EINVAL once: not for this file */
 	bool blind;		/* this user may not see the page cache */
+	bool counted;		/* a cachestat answered: a refusal after it
+				   is a failed look, not the kernel's rule */
+	bool refused;		/* the first cachestat said EPERM */
 	int collapse_error;
 	uint64_t dropped;	/* pages dropped and read again */
 	int fail;		/* a look failed: its errno, else 0 */
@@ -113,8 +116,11 @@ file_resident(struct warm_ctx *c, uint64_t *pages)
 {
 	*pages = 0;
 	if (pc_view_cached(&c->v, 0, (uint64_t)c->st.st_size, c->pmd, c->page,
-	    pages) != 0)
+	    pages) != 0) {
+		c->refused = errno == EPERM && !c->counted && c->fail == 0;
 		return failed(c, errno, "cachestat");
+	}
+	c->counted = true;
 	return 0;
 }
 
@@ -855,6 +861,27 @@ result_init(const struct warm_plan *w, const struct warm_request *q,
 }
 
 /*
+ * The look failed: its message; where the kernel refused the first count
+ * (not a writer), the result says so (cache_refused) and each window's
+ * state is unknown.
+ */
+static void
+look_failed_text(struct warm_ctx *c, const struct warm_plan *w, char *err,
+    size_t n)
+{
+	uint64_t k;
+
+	c->r->cache_refused = c->refused;
+	for (k = 0; c->refused && k < w->nranges; k++)
+		if (warm_range(w, k))
+			set_state(c, k, WINDOW_UNKNOWN);
+	error_text(err, n, "could not look: %s: %s (no verdict on huge "
+	    "pages)%s", c->fail_what, strerror(c->fail), c->refused ?
+	    ": the kernel shows a file's page cache only to a user who "
+	    "may write it; run as its owner or as root" : "");
+}
+
+/*
  * Warm the ranges of w in the file open as fd (path names it, to find its
  * file system), or with q->look_only only say what that would do.  Fills
  * q->states where given.  Returns 0 with *r filled, or -1 with a message
@@ -910,13 +937,7 @@ out:
 		pc_view_close(&c.v);
 	if (c.st.st_ino != 0 && changed_under(&c, err, n))
 		return -1;
-	r->cache_refused = rc != 0 && c.fail == EPERM &&
-	    strcmp(c.fail_what, "cachestat") == 0;
 	if (rc != 0)
-		error_text(err, n, "could not look: %s: %s (no verdict on huge "
-		    "pages)%s", c.fail_what, strerror(c.fail),
-		    c.fail == EPERM && strcmp(c.fail_what, "cachestat") == 0 ?
-		    ": the kernel shows a file's page cache only to a user who "
-		    "may write it; run as its owner or as root" : "");
+		look_failed_text(&c, w, err, n);
 	return rc;
 }

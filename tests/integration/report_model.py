@@ -52,7 +52,7 @@ def measured_row(machine, name):
     return HOST_GEOMETRY is not None and name == HOST_GEOMETRY and \
         HOST_GEOMETRY.startswith({"x86_64": "x86_64", "aarch64": "arm64"}
                                  .get(machine, "?"))
-PID_KEYS = ["schema", "mode", "file", "status", "reason", "pids", "commands",
+PID_KEYS = ["schema", "mode", "file", "path_here", "status", "reason", "pids", "commands",
             "dev", "inode", "windows_known", "windows", "windows_placed",
             "windows_resident", "windows_huge", "huge_bytes", "missed_bytes",
             "pmd_mapped_bytes", "resident_bytes", "rss_increase_if_huge_bytes",

@@ -12,6 +12,14 @@
 # maps W x 2 MiB of the file with PMDs.  The negative control: a plain cp
 # of the unrewritten program is not made ready (exit 1, "run elfthp-align
 # first"); the file's bytes never change.
+# --warm -n reads nothing, so it cannot fault windows in: as nobody it
+# prints each file's layout verdicts with the page cache unknown and why
+# (text, per window with -n, JSON status "unknown" and page_cache_unknown),
+# exit 0 (1 where the layout alone needs a rewrite); root's look at the
+# same file is a verdict (the control).  Only the kernel's rule becomes
+# "unknown": the same look with cachestat failing otherwise (EIO, from an
+# LD_PRELOAD shim) is exit 2 naming the call, and the shim answering
+# EPERM gives "unknown" (so the shim is what changes the answer).
 # Needs root (a loop mount, setpriv), x86_64 with 2 MiB PMDs.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
@@ -90,4 +98,71 @@ assert "the file's bytes never changed" same_file "$P" "$WORK/before"
 out=$(as_nobody "$TOOL" --warm "$M/control" 2>&1); rc=$?
 assert "control: nobody's --warm of an unrewritten copy exits 1" rc_is "$rc" 1
 assert "control: it asks for the rewrite" says "$out" "run elfthp-align first"
+
+# --- --warm -n: a look, which nobody may not take -----------------------------
+UNKNOWN="page cache: unknown (the kernel shows a file's page cache only to a user who may write it: which windows are huge now, and what --warm would read, cannot be seen; run as its owner or as root)"
+lacks() {
+    case $1 in *"$2"*) WHY="output [$1] has [$2]"; return 1 ;; esac
+    return 0
+}
+state huge
+out=$(as_nobody "$TOOL" --warm -n "$P" 2>&1); rc=$?
+assert "nobody's --warm -n of root's file: exit 0" rc_is "$rc" 0
+assert "... its windows, the page cache unknown and why" equals "first line" \
+    "$(printf '%s\n' "$out" | head -1)" "$P: $W windows; $UNKNOWN"
+assert "... each of the $W windows unknown" equals "window lines" \
+    "$(printf '%s\n' "$out" | grep -c '^  window at file offset 0x[0-9a-f]*: page cache unknown (not shown to a user who may not write the file)$')" "$W"
+assert "... no verdict on huge pages" lacks "$out" "windows huge"
+json=$(as_nobody "$TOOL" --warm -n --format json "$P" "$M/control" 2>&1); rc=$?
+assert "nobody's --warm -n --format json, with the unrewritten copy: exit 1 (its layout)" rc_is "$rc" 1
+assert "... JSON: unknown with the reason, needs-rewrite for the copy, the summary counts it" equals "json" \
+    "$(printf '%s\n' "$json" | python3 -c 'import json, sys
+o = [json.loads(l) for l in sys.stdin]
+print(o[0]["status"], o[0]["page_cache_unknown"].startswith("the kernel shows"),
+      {s["state"] for s in o[0]["window_states"]}, o[1]["status"], "page_cache_unknown" in o[1],
+      o[2]["summary"]["unknown"], o[2]["summary"]["needs_rewrite"], o[2]["summary"]["error"])')" \
+    "unknown True {'unknown'} needs-rewrite True 1 1 0"
+out=$("$TOOL" --warm -n "$P" 2>&1); rc=$?
+assert "control: root's --warm -n of the same file is a verdict" equals "rc,first line" \
+    "$rc,$(printf '%s\n' "$out" | head -1)" "0,$P: $W of $W windows huge"
+
+# The shim: cachestat (syscall 451) fails with ELFTHP_CACHESTAT_ERRNO.
+cat > "$WORK/cs_fault.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+long syscall(long nr, ...)
+{
+	static long (*real)(long, ...);
+	va_list ap;
+	long a[4];
+	int i;
+
+	va_start(ap, nr);
+	for (i = 0; i < 4; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == 451) {
+		errno = atoi(getenv("ELFTHP_CACHESTAT_ERRNO"));
+		return -1;
+	}
+	if (real == NULL)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(nr, a[0], a[1], a[2], a[3]);
+}
+EOF
+if gcc -shared -fPIC -O2 -o "$WORK/cs_fault.so" "$WORK/cs_fault.c" -ldl 2>"$WORK/cc.err"; then
+    chmod 755 "$WORK/cs_fault.so"
+    out=$(as_nobody env LD_PRELOAD="$WORK/cs_fault.so" ELFTHP_CACHESTAT_ERRNO=5 "$TOOL" --warm -n "$P" 2>&1); rc=$?
+    assert "nobody, cachestat failing with EIO: exit 2, not unknown" equals "rc,message" \
+        "$rc,$out" "2,elfthp-align: $P: could not look: cachestat: Input/output error (no verdict on huge pages)"
+    out=$(env LD_PRELOAD="$WORK/cs_fault.so" ELFTHP_CACHESTAT_ERRNO=1 "$TOOL" --warm -n "$P" 2>&1); rc=$?
+    assert "control: the shim answering EPERM (root's run) gives unknown, exit 0" equals "rc,first line" \
+        "$rc,$(printf '%s\n' "$out" | head -1)" "0,$P: $W windows; $UNKNOWN"
+else
+    fail "the cachestat shim builds" "$(head -3 "$WORK/cc.err")"
+fi
 finish
+

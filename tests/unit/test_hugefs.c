@@ -375,6 +375,15 @@ test_warm_verdict(void **state)
 	r.huge_before = 4;
 	r.made_huge = 0;
 	assert_int_equal(warm_verdict(&r), FILE_READY);
+	/* A look the kernel refused (not a writer): unknown, never ready or
+	 * not huge; what the layout alone says still stands. */
+	r = (struct warm_result){ .windows = 4, .base_aligned = true,
+		.look_only = true, .cache_refused = true };
+	assert_int_equal(warm_verdict(&r), FILE_CACHE_UNKNOWN);
+	r.base_aligned = false;
+	assert_int_equal(warm_verdict(&r), FILE_NEEDS_REWRITE);
+	r = (struct warm_result){ .windows = 0, .cache_refused = true };
+	assert_int_equal(warm_verdict(&r), FILE_NO_WINDOWS);
 }
 
 /*
