@@ -307,8 +307,9 @@ consider(struct measure *m, size_t k, char **paths, size_t npaths,
 	}
 	if (is_named)
 		return fail(m, "%s: not ready for --measure: %s; run "
-		    "elfthp-align -- %s first", which, why[0] ? why :
-		    "it has no window that can be huge", which);
+		    "elfthp-align -- %s first%s", which, why[0] ? why :
+		    "it has no window that can be huge", which, m->before ?
+		    " (--before ORIG FILE: FILE is the rewritten file)" : "");
 	if (why[0] != '\0')
 		note(m, "%s: left out: %s", f->path, why);
 	if (strcmp(why, not_ready(FILE_NEEDS_REWRITE)) == 0)
@@ -743,7 +744,7 @@ run_pairs(struct measure *m)
 	return 0;
 }
 
-/* Metric k over a comparison's valid pairs: small[i], huge[i].  Their number. */
+/* Metric k over a comparison's valid pairs: small[i], huge[i]; how many. */
 static size_t
 pair_values(const struct measure *m, bool ba, size_t k, double *small,
     double *huge)
@@ -771,7 +772,7 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of anon_huge_kb over a comparison's valid pairs' rounds of a state. */
+/* anon_huge_kb's median over a comparison's valid rounds of a state. */
 static uint64_t
 anon_median(const struct measure *m, bool ba, bool huge, uint64_t *v)
 {
@@ -913,7 +914,7 @@ text_rounds(const struct measure *m)
 	}
 }
 
-/* A confound of this comparison was named: its differences are not the text's. */
+/* Was a confound named for this comparison (its differences not the text's)? */
 static bool
 confounded(const struct measure *m, bool ba)
 {
