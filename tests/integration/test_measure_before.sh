@@ -187,7 +187,7 @@ assert "ORIG missing: exits 2" tool_rc 2
 assert "... and says so" err_has "$E/none: No such file or directory"
 run_tool --measure --pairs 1 --before "$E/lld" "$E/orig" -- "$E/orig"
 assert "the two swapped (FILE the original): exits 2" tool_rc 2
-assert "... FILE must be the rewritten file" err_has "$E/orig: not ready for --measure: its layout is not aligned; run elfthp-align -- $E/orig first (--before ORIG FILE: FILE is the rewritten file)"
+assert "... FILE must be the rewritten file" err_has "$E/orig: not ready for --measure: its layout is not aligned (--measure never rewrites); run elfthp-align -- $E/orig first (--before ORIG FILE: FILE is the rewritten file)"
 run_tool --measure --pairs 1 --before "$E/orig" -- "$E/lld"
 assert "--before without FILE: exits 2" tool_rc 2
 assert "... and says what it needs" err_has "--before ORIG compares ORIG with one file"
