@@ -1226,13 +1226,14 @@ before_check(struct measure *m, const char *file)
 
 	if (realpath(file, m->over) == NULL)
 		return fail(m, "%s: %s", file, strerror(errno));
-	if ((ofd = open(m->before, O_RDONLY | O_CLOEXEC)) < 0 ||
+	/* O_NONBLOCK: a FIFO named ORIG is refused, not waited on. */
+	if ((ofd = open(m->before, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 ||
 	    fstat(ofd, &m->orig_st) != 0)
 		fail(m, "%s: %s", m->before, strerror(errno));
 	else if (!S_ISREG(m->orig_st.st_mode))
 		fail(m, "%s: not a regular file (--before names the original "
 		    "program %s was rewritten from)", m->before, file);
-	else if ((ffd = open(m->over, O_RDONLY | O_CLOEXEC)) < 0 ||
+	else if ((ffd = open(m->over, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 ||
 	    fstat(ffd, &fst) != 0)
 		fail(m, "%s: %s", file, strerror(errno));
 	else if (fst.st_dev == m->orig_st.st_dev &&

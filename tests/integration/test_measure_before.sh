@@ -14,8 +14,9 @@
 #     every null has its reason (control: the check fails on a JSON with a
 #     reason taken out);
 #   - controls refused with exit 2 and the reason: ORIG is FILE itself, a
-#     cp of FILE (the same layout), another program, not a regular file,
-#     missing; --before without exactly one FILE;
+#     cp of FILE (the same layout), another program, one byte of its text
+#     changed, a directory, a FIFO (refused, not waited on), missing; the
+#     two swapped; --before without exactly one FILE;
 #   - a command that reaches FILE through another path (a hard link, not
 #     covered by the bind mount): its before rounds are not verified (it
 #     mapped the rewritten file), exit 2; the toggle's rounds still are;
@@ -182,6 +183,10 @@ assert "... its bytes differ" err_has "$E/patched: not the same program: its byt
 run_tool --measure --pairs 1 --before "$E" "$E/lld" -- "$E/lld"
 assert "ORIG a directory: exits 2" tool_rc 2
 assert "... not a regular file" err_has "$E: not a regular file"
+mkfifo "$WORK/fifo"
+T_TIMEOUT=20 run_tool --measure --pairs 1 --before "$WORK/fifo" "$E/lld" -- "$E/lld"
+assert "ORIG a FIFO: exits 2, not waiting on it" tool_rc 2
+assert "... not a regular file" err_has "$WORK/fifo: not a regular file"
 run_tool --measure --pairs 1 --before "$E/none" "$E/lld" -- "$E/lld"
 assert "ORIG missing: exits 2" tool_rc 2
 assert "... and says so" err_has "$E/none: No such file or directory"
