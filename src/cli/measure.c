@@ -656,9 +656,9 @@ pairs_run(const struct measure *m, bool ba)
 	return n;
 }
 
-/* Is wall_s's interval of a comparison narrow enough (a note if so)? */
+/* Is wall_s's interval of a comparison narrow enough?  Its width. */
 static bool
-narrow(struct measure *m, bool ba)
+narrow(const struct measure *m, bool ba, double *width)
 {
 	double *v;
 	struct metric_summary s;
@@ -671,10 +671,7 @@ narrow(struct measure *m, bool ba)
 	n = pair_values(m, ba, 0, v, v + m->nrounds + 1);
 	if (metric_summarize(v, v + m->nrounds + 1, n, &s) == 0 && s.ci &&
 	    s.ci_high - s.ci_low < AUTO_WIDTH) {
-		note(m, "--pairs auto: %s: wall_s's 95 %% interval %.1f points "
-		    "wide (under %.0f) after %zu pairs", ba ? "before-after" :
-		    "toggle", (s.ci_high - s.ci_low) * 100, AUTO_WIDTH * 100,
-		    pairs_run(m, ba));
+		*width = s.ci_high - s.ci_low;
 		done = true;
 	}
 	free(v);
@@ -683,19 +680,28 @@ narrow(struct measure *m, bool ba)
 
 /* --pairs auto: every comparison's interval narrow, or the budget spent. */
 static bool
-enough_pairs(struct measure *m, double spent, bool *narrow_done)
+enough_pairs(struct measure *m, double spent)
 {
+	double w[2] = { 0, 0 };
+
 	if (spent >= AUTO_BUDGET_S) {
 		note(m, "--pairs auto: stopped after %zu pairs, the time budget "
 		    "(%.0f s of rounds) spent", pairs_run(m, false),
 		    AUTO_BUDGET_S);
 		return true;
 	}
-	if (!narrow_done[0])
-		narrow_done[0] = narrow(m, false);
-	if (m->before != NULL && !narrow_done[1])
-		narrow_done[1] = narrow(m, true);
-	return narrow_done[0] && (m->before == NULL || narrow_done[1]);
+	if (!narrow(m, false, &w[0]) ||
+	    (m->before != NULL && !narrow(m, true, &w[1])))
+		return false;
+	if (m->before == NULL)
+		note(m, "--pairs auto: stopped after %zu pairs, wall_s's 95 %% "
+		    "interval %.1f points wide (under %.0f)", pairs_run(m, false),
+		    w[0] * 100, AUTO_WIDTH * 100);
+	else
+		note(m, "--pairs auto: stopped after %zu pairs, wall_s's 95 %% "
+		    "interval %.1f points wide (under %.0f), before-after's %.1f",
+		    pairs_run(m, false), w[0] * 100, AUTO_WIDTH * 100, w[1] * 100);
+	return true;
 }
 
 /* One pair of a comparison, its two rounds in a random order: wall_s. */
@@ -727,7 +733,7 @@ static int
 run_pairs(struct measure *m)
 {
 	size_t p, per = m->before != NULL ? 4 : 2;
-	bool ba_first, narrow_done[2] = { false, false };
+	bool ba_first;
 	double spent = 0;
 
 	m->rounds = calloc(per * m->o->pairs, sizeof(*m->rounds));
@@ -738,7 +744,7 @@ run_pairs(struct measure *m)
 		if (run_pair(m, p, ba_first, &spent) != 0 ||
 		    (m->before != NULL && run_pair(m, p, !ba_first, &spent) != 0))
 			return -1;
-		if (m->o->pairs_auto && enough_pairs(m, spent, narrow_done))
+		if (m->o->pairs_auto && enough_pairs(m, spent))
 			break;
 	}
 	return 0;
