@@ -18,6 +18,11 @@
  *      each round verified (core: round_verified) or not counted;
  *   5. per metric, medians and the pair-by-pair ratio (core:
  *      metric_summarize), as text or one JSON object.
+ * With --before ORIG FILE, a second comparison: ORIG checked to be FILE's
+ * original (same_program), an uncounted before round, then with each
+ * toggle pair a pair of a before round (ORIG bind-mounted over FILE in a
+ * private mount namespace) and an after round (FILE as it is), each
+ * verified (core: round_ba_verified); every result names its comparison.
  */
 #include <bsd/stdlib.h>
 #include <elf.h>

@@ -8,7 +8,9 @@
  * read-only mappings MADV_NOHUGEPAGE; the huge rounds load it too, in
  * its "huge" mode that advises nothing) or prctl(PR_SET_THP_DISABLE),
  * which its children and their execs inherit and which also takes THP
- * from anonymous memory.  Measured:
+ * from anonymous memory.  A "before" round of --before runs COMMAND in a
+ * private mount namespace of its own, the original bind-mounted over the
+ * rewritten file's path (q->bind_from, q->bind_over).  Measured:
  *   - wall time from the exec to COMMAND's exit; user and system time,
  *     faults and max RSS from wait4 (its waited-for children included);
  *   - hardware counters (perf_event_open, user space, inherited by the
