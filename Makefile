@@ -145,7 +145,7 @@ IO_SRCS = src/phdr_rewrite.c src/io/elf_read.c src/io/atomic_file.c \
        src/io/error_text.c src/io/host_probe.c src/io/dest.c \
        src/io/dirfd.c src/io/measure_run.c src/io/placement.c \
        src/io/atomic_links.c src/io/zip_read.c src/io/glibc_probe.c \
-       src/io/collapse_fs.c
+       src/io/collapse_fs.c src/io/same_program.c
 CLI_SRCS = src/main.c src/report.c src/cli/process.c src/cli/runner.c \
        src/cli/report_check.c src/cli/report_runtime.c src/cli/json_out.c \
        src/cli/host.c src/cli/path_list.c src/cli/pid_mode.c src/cli/format.c \
@@ -246,7 +246,7 @@ tests/test_measure: tests/test_measure.c $(WRITE_OBJS)
 # tests that need them; only the objects that hold a hook differ.
 HOOKS      = build/hooks
 HOOK_SRCS  = src/io/atomic_file.c src/io/warm.c src/io/collapse_fs.c \
-	src/io/fs_info.c
+	src/io/fs_info.c src/io/measure_run.c
 HOOK_OBJS  = $(patsubst src/%.c,$(HOOKS)/%.o,$(HOOK_SRCS))
 HOOKED     = $(HOOKS)/elfthp-align
 

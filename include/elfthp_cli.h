@@ -65,6 +65,8 @@ struct options {
 	bool pairs_auto;	/* --pairs auto: up to pairs, until the
 				   interval is narrow (measure.c) */
 	bool keep_output;	/* --measure: COMMAND's output in every round */
+	const char *before;	/* --measure --before ORIG: the original of
+				   the one FILE, for the before-after rounds */
 	char **command;		/* --measure: after "--" */
 };
 

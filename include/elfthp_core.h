@@ -705,6 +705,15 @@ void round_files_add(struct round_files *, const uint64_t *kb,
 bool round_verified(bool huge, const struct round_files *,
     const uint64_t *expected_kb, size_t nfiles, size_t *bad_file,
     const char **why);
+/*
+ * A round of the before-after comparison: file [0] is the one it must
+ * map (the original before, the rewritten file after), [1] the other,
+ * which no process may map.  A before round: some process maps the
+ * original (however the kernel maps it); an after round: as a huge round
+ * of file [0] (round_verified).  *why says what failed.
+ */
+bool round_ba_verified(bool after, const struct round_files *,
+    const uint64_t *expected_kb, const char **why);
 /* Below this many pairs no 95 % interval exists: no difference. */
 #define MEASURE_MIN_PAIRS 6
 /*

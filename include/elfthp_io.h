@@ -401,6 +401,9 @@ struct round_request {
 	bool counters;		/* open the hardware counters */
 	const uint64_t *expected;	/* per file: a huge process's PMD kB,
 					   or NULL (then any PMD is huge) */
+	const char *bind_from;	/* a "before" round: this file (ORIG) */
+	const char *bind_over;	/* bind-mounted over this path, in a
+				   private mount namespace; else NULL */
 };
 struct round_result {
 	int status;		/* COMMAND's wait status */
@@ -427,6 +430,16 @@ struct round_result {
 	char unread[256];	/* a look that failed, or "" */
 };
 void counter_probe(enum counter, char *why, size_t n);
+/*
+ * same_program.c: is orig the program file was rewritten from (the same
+ * bytes at every address, another layout)?  0, or -1 with why; *orig_bad
+ * says whether why is about orig (else about file).
+ */
+int same_program(int orig, int file, char *why, size_t n, bool *orig_bad);
+/* Can ORIG be bind-mounted over PATH in a private mount namespace (in a
+ * child, which then exits)?  0, or -1 with why in err. */
+int measure_bind_probe(const char *orig, const char *path, char *err,
+    size_t n);
 int measure_round(const struct round_request *, struct measure_file *,
     size_t *nfiles, size_t max_files, struct round_result *, char *err,
     size_t n);

@@ -44,6 +44,7 @@ enum {
 	OPT_PAIRS,
 	OPT_KEEP_OUTPUT,
 	OPT_LAYOUT,
+	OPT_BEFORE,
 };
 
 static const struct option longopts[] = {
@@ -75,6 +76,7 @@ static const struct option longopts[] = {
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
 	{ "keep-output", no_argument, NULL, OPT_KEEP_OUTPUT },
 	{ "layout", required_argument, NULL, OPT_LAYOUT },
+	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -143,7 +145,8 @@ usage(FILE *f)
 	    "[--format text|json]\n"
 	    "       elfthp-align --measure [--pairs N] [--keep-output] "
 	    "[--format text|json]\n"
-	    "                    [file ...] -- command [arg ...]\n");
+	    "                    [--before orig file | file ...] -- command "
+	    "[arg ...]\n");
 }
 
 /* --help: the options that shape a run, then the modes and the exit status. */
@@ -230,6 +233,10 @@ help_modes(void)
 	    "the difference\n"
 	    "      --pairs N|auto     --measure: N pairs of rounds (default 5); auto:\n"
 	    "                         until wall_s's 95 %% interval is 5 points wide\n"
+	    "      --before ORIG      --measure FILE: also rounds of ORIG, the "
+	    "original FILE\n"
+	    "                         was rewritten from, bind-mounted over it, "
+	    "against FILE\n"
 	    "      --keep-output      --measure: show the command's output in "
 	    "every round\n"
 	    "      --format FORMAT    text (default) or json: one object a line, "
@@ -380,6 +387,7 @@ parse_long(struct options *o, int ch, const char *arg)
 	case OPT_EXCLUDE: add_exclude(o, arg); break;
 	case OPT_MEASURE: set_mode(o, MODE_MEASURE); break;
 	case OPT_KEEP_OUTPUT: o->keep_output = true; break;
+	case OPT_BEFORE: o->before = arg; break;
 	case OPT_LAYOUT: set_layout(o, arg); break;
 	case OPT_PAIRS: set_pairs(o, arg); break;
 	case OPT_REPORT: set_mode(o, MODE_REPORT); break;
@@ -480,7 +488,7 @@ split_command(int *argc, char **argv, struct options *o)
 }
 
 static void
-validate_measure(const struct options *o)
+validate_measure(const struct options *o, int nargs)
 {
 	if (o->command == NULL || o->command[0] == NULL)
 		usage_error("--measure needs the command to run: elfthp-align "
@@ -491,6 +499,10 @@ validate_measure(const struct options *o)
 		usage_error("--measure takes files and a command; -r, -o, -n, "
 		    "-f, -j, --exclude, --page-size, --align and the write "
 		    "options do not apply");
+	if (o->before != NULL && nargs != 1)
+		usage_error("--before ORIG compares ORIG with one file, the "
+		    "one rewritten from it: elfthp-align --measure --before "
+		    "ORIG FILE -- command [arg ...]");
 }
 
 /* Combinations that make no sense are refused before any file is read. */
@@ -499,10 +511,12 @@ validate(const struct options *o, int nargs)
 {
 	bool rewriting = o->mode == MODE_REWRITE;
 
-	if ((o->pairs || o->keep_output) && o->mode != MODE_MEASURE)
-		usage_error("--pairs and --keep-output go with --measure");
+	if ((o->pairs || o->keep_output || o->before) &&
+	    o->mode != MODE_MEASURE)
+		usage_error("--pairs, --keep-output and --before go with "
+		    "--measure");
 	if (o->mode == MODE_MEASURE)
-		return validate_measure(o);
+		return validate_measure(o, nargs);
 
 	if (o->nexcludes > 0 && (o->mode == MODE_HOST || o->mode == MODE_PID))
 		usage_error("--exclude applies to the modes that take files");

@@ -18,6 +18,11 @@
  *      each round verified (core: round_verified) or not counted;
  *   5. per metric, medians and the pair-by-pair ratio (core:
  *      metric_summarize), as text or one JSON object.
+ * With --before ORIG FILE, a second comparison: ORIG checked to be FILE's
+ * original (same_program), an uncounted before round, then with each
+ * toggle pair a pair of a before round (ORIG bind-mounted over FILE in a
+ * private mount namespace) and an after round (FILE as it is), each
+ * verified (core: round_ba_verified); every result names its comparison.
  */
 #include <bsd/stdlib.h>
 #include <elf.h>
@@ -47,7 +52,8 @@
 
 struct round_rec {
 	size_t pair;		/* 0: uncounted */
-	bool huge;
+	bool ba;		/* the before-after comparison, else the toggle */
+	bool huge;		/* before-after: the after round */
 	bool audit;		/* the toggle: the audit module, else prctl */
 	bool verified;
 	char why[320];
@@ -65,9 +71,13 @@ struct measure {
 	char ctr_why[CTR_N][192];
 	struct round_rec *rounds;
 	size_t nrounds;
-	size_t valid_pairs;
+	size_t valid_pairs;	/* of the toggle comparison */
+	size_t valid_ba;	/* of the before-after comparison */
+	const char *before;	/* --before ORIG, or NULL */
+	char over[PATH_MAX];	/* the FILE ORIG is bind-mounted over */
+	struct stat orig_st;	/* ORIG's device and inode */
 	size_t rewrite_first;	/* files left out that need a rewrite */
-	char confound[2][200];	/* what else differed between the states */
+	char confound[4][220];	/* what else differed between the states */
 	size_t nconfounds;
 	char audit[PATH_MAX];	/* the audit module, or "": prctl */
 	char audit_files[MEASURE_MAX_FILES * 44];	/* "dev:ino,..." */
@@ -121,7 +131,20 @@ pmd_total(const struct measure *m, const struct round_result *r)
 	return t;
 }
 
-/* One round; a COMMAND that fails ends the measurement. */
+/* A COMMAND that fails ends the measurement. */
+static int
+command_ok(struct measure *m, const struct round_result *r)
+{
+	if (WIFSIGNALED(r->status))
+		return fail(m, "%s was killed by signal %d; the measurement "
+		    "stopped", m->cmd[0], WTERMSIG(r->status));
+	if (WEXITSTATUS(r->status) != 0)
+		return fail(m, "%s exited with status %d; the measurement "
+		    "stopped", m->cmd[0], WEXITSTATUS(r->status));
+	return 0;
+}
+
+/* One round of the toggle comparison (or the warm-up). */
 static int
 run_round(struct measure *m, bool huge, bool discover, bool show,
     struct round_result *r)
@@ -139,13 +162,36 @@ run_round(struct measure *m, bool huge, bool discover, bool show,
 	if (measure_round(&q, m->files, &m->nfiles, discover ?
 	    MEASURE_MAX_FILES : m->nfiles, r, msg, sizeof(msg)) != 0)
 		return fail(m, "%s", msg);
-	if (WIFSIGNALED(r->status))
-		return fail(m, "%s was killed by signal %d; the measurement "
-		    "stopped", m->cmd[0], WTERMSIG(r->status));
-	if (WEXITSTATUS(r->status) != 0)
-		return fail(m, "%s exited with status %d; the measurement "
-		    "stopped", m->cmd[0], WEXITSTATUS(r->status));
-	return 0;
+	return command_ok(m, r);
+}
+
+/*
+ * One round of the before-after comparison: COMMAND as it is (no toggle,
+ * no audit module), with ORIG bind-mounted over FILE (before) or not
+ * (after).  The files looked for: [0] the one the round must map (ORIG
+ * before, FILE after), [1] the other, which no process may map.
+ */
+static int
+run_ba_round(struct measure *m, bool after, bool counters,
+    struct round_result *r)
+{
+	struct measure_file orig = { .dev = m->orig_st.st_dev,
+		.ino = m->orig_st.st_ino, .path = (char *)m->before };
+	struct measure_file f[2] = { after ? m->files[0] : orig,
+		after ? orig : m->files[0] };
+	uint64_t expected[2] = { m->expected[0], 0 };
+	size_t nf = 2;
+	struct round_request q = { .argv = m->cmd,
+		.keep_output = m->o->keep_output,
+		.stdout_to_stderr = m->o->format == FORMAT_JSON,
+		.counters = counters, .expected = after ? expected : NULL,
+		.bind_from = after ? NULL : m->before,
+		.bind_over = after ? NULL : m->over };
+	char msg[512];
+
+	if (measure_round(&q, f, &nf, 2, r, msg, sizeof(msg)) != 0)
+		return fail(m, "%s", msg);
+	return command_ok(m, r);
 }
 
 static void
@@ -266,8 +312,9 @@ consider(struct measure *m, size_t k, char **paths, size_t npaths,
 	}
 	if (is_named)
 		return fail(m, "%s: not ready for --measure: %s; run "
-		    "elfthp-align -- %s first", which, why[0] ? why :
-		    "it has no window that can be huge", which);
+		    "elfthp-align -- %s first%s", which, why[0] ? why :
+		    "it has no window that can be huge", which, m->before ?
+		    " (--before ORIG FILE: FILE is the rewritten file)" : "");
 	if (why[0] != '\0')
 		note(m, "%s: left out: %s", f->path, why);
 	if (strcmp(why, not_ready(FILE_NEEDS_REWRITE)) == 0)
@@ -488,7 +535,16 @@ choose_toggle(struct measure *m)
 		    (uintmax_t)m->files[i].ino);
 }
 
-/* A counted round: run, then verified from what its processes mapped. */
+/* A round's state in words: small, huge (toggle), before, after. */
+static const char *
+state_name(const struct round_rec *x)
+{
+	if (x->ba)
+		return x->huge ? "after" : "before";
+	return x->huge ? "huge" : "small";
+}
+
+/* A counted round of the toggle: run, then verified from its processes. */
 static int
 counted_round(struct measure *m, size_t pair, bool huge)
 {
@@ -525,6 +581,38 @@ counted_round(struct measure *m, size_t pair, bool huge)
 }
 
 /*
+ * A counted round of the before-after comparison: every process that
+ * maps the program maps the original (before) or the rewritten file with
+ * each window PMD-mapped (after), or the round is not counted.
+ */
+static int
+counted_ba_round(struct measure *m, size_t pair, bool after)
+{
+	struct round_rec *x = &m->rounds[m->nrounds];
+	const char *why;
+
+	*x = (struct round_rec){ .pair = pair, .ba = true, .huge = after };
+	if (run_ba_round(m, after, true, &x->r) != 0)
+		return -1;
+	m->nrounds++;
+	if (x->r.unread[0] != '\0')
+		snprintf(x->why, sizeof(x->why), "could not look: %s",
+		    x->r.unread);
+	else if (!tree_accounted(&x->r, x->why, sizeof(x->why)))
+		;
+	else if (!round_ba_verified(after, &x->r.pf, m->expected, &why))
+		snprintf(x->why, sizeof(x->why), "%s (%s: %" PRIu32 " process%s"
+		    ", %" PRIu64 " kB PMD-mapped, %" PRIu64 " kB the least; the "
+		    "%s: %" PRIu32 ")", why, after ? m->files[0].path : m->before,
+		    x->r.pf.nmap[0], x->r.pf.nmap[0] == 1 ? "" : "es",
+		    x->r.pf.sum_kb[0], x->r.pf.min_kb[0], after ? "original" :
+		    "rewritten file", x->r.pf.nmap[1]);
+	else
+		x->verified = true;
+	return 0;
+}
+
+/*
  * A pair whose rounds made the kernel read different amounts from
  * storage (a file evicted before one of them) did not differ in the text
  * alone: neither round is counted.  64 kB and 10 % of slack.
@@ -545,9 +633,9 @@ reads_differ(struct round_rec *a, struct round_rec *b)
 		return;
 	a->verified = b->verified = false;
 	snprintf(a->why, sizeof(a->why), "the pair's rounds read different "
-	    "amounts from storage (small %" PRIu64 " kB, huge %" PRIu64
-	    " kB): the page cache was not the same", sm->r.read_bytes / 1024,
-	    h->r.read_bytes / 1024);
+	    "amounts from storage (%s %" PRIu64 " kB, %s %" PRIu64 " kB): the "
+	    "page cache was not the same", state_name(sm), sm->r.read_bytes /
+	    1024, state_name(h), h->r.read_bytes / 1024);
 	memcpy(b->why, a->why, sizeof(b->why));
 }
 
@@ -559,68 +647,118 @@ reads_differ(struct round_rec *a, struct round_rec *b)
 #define AUTO_WIDTH 0.05
 #define AUTO_BUDGET_S 600.0
 
-static size_t pair_values(const struct measure *, size_t, double *, double *);
+static size_t pair_values(const struct measure *, bool, size_t, double *,
+    double *);
 
+/* Pairs run of a comparison (ba: before-after, else the toggle). */
+static size_t
+pairs_run(const struct measure *m, bool ba)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i + 1 < m->nrounds; i += 2)
+		n += m->rounds[i].ba == ba;
+	return n;
+}
+
+/* Is wall_s's interval of a comparison narrow enough?  Its width. */
 static bool
-enough_pairs(struct measure *m, double spent)
+narrow(const struct measure *m, bool ba, double *width)
 {
 	double *v;
 	struct metric_summary s;
 	size_t n;
 	bool done = false;
 
-	if (spent >= AUTO_BUDGET_S) {
-		note(m, "--pairs auto: stopped after %zu pairs, the time budget "
-		    "(%.0f s of rounds) spent", m->nrounds / 2, AUTO_BUDGET_S);
-		return true;
-	}
-	if (m->valid_pairs < MEASURE_MIN_PAIRS ||
+	if ((ba ? m->valid_ba : m->valid_pairs) < MEASURE_MIN_PAIRS ||
 	    (v = calloc(2 * m->nrounds + 2, sizeof(*v))) == NULL)
 		return false;
-	n = pair_values(m, 0, v, v + m->nrounds + 1);
+	n = pair_values(m, ba, 0, v, v + m->nrounds + 1);
 	if (metric_summarize(v, v + m->nrounds + 1, n, &s) == 0 && s.ci &&
 	    s.ci_high - s.ci_low < AUTO_WIDTH) {
-		note(m, "--pairs auto: stopped after %zu pairs, wall_s's 95 %% "
-		    "interval %.1f points wide (under %.0f)", m->nrounds / 2,
-		    (s.ci_high - s.ci_low) * 100, AUTO_WIDTH * 100);
+		*width = s.ci_high - s.ci_low;
 		done = true;
 	}
 	free(v);
 	return done;
 }
 
-/* Step 4: the pairs, in a random order within each. */
+/* --pairs auto: every comparison's interval narrow, or the budget spent. */
+static bool
+enough_pairs(struct measure *m, double spent)
+{
+	double w[2] = { 0, 0 };
+
+	if (spent >= AUTO_BUDGET_S) {
+		note(m, "--pairs auto: stopped after %zu pairs, the time budget "
+		    "(%.0f s of rounds) spent", pairs_run(m, false),
+		    AUTO_BUDGET_S);
+		return true;
+	}
+	if (!narrow(m, false, &w[0]) ||
+	    (m->before != NULL && !narrow(m, true, &w[1])))
+		return false;
+	if (m->before == NULL)
+		note(m, "--pairs auto: stopped after %zu pairs, wall_s's 95 %% "
+		    "interval %.1f points wide (under %.0f)", pairs_run(m, false),
+		    w[0] * 100, AUTO_WIDTH * 100);
+	else
+		note(m, "--pairs auto: stopped after %zu pairs, wall_s's 95 %% "
+		    "interval %.1f points wide (under %.0f), before-after's %.1f",
+		    pairs_run(m, false), w[0] * 100, AUTO_WIDTH * 100, w[1] * 100);
+	return true;
+}
+
+/* One pair of a comparison, its two rounds in a random order: wall_s. */
+static int
+run_pair(struct measure *m, size_t p, bool ba, double *spent)
+{
+	bool huge_first = arc4random_uniform(2) == 1;
+	struct round_rec *a, *b;
+
+	if (ba ? counted_ba_round(m, p, huge_first) != 0 ||
+	    counted_ba_round(m, p, !huge_first) != 0 :
+	    counted_round(m, p, huge_first) != 0 ||
+	    counted_round(m, p, !huge_first) != 0)
+		return -1;
+	a = &m->rounds[m->nrounds - 2];
+	b = &m->rounds[m->nrounds - 1];
+	reads_differ(a, b);
+	if (a->verified && b->verified)
+		(ba ? &m->valid_ba : &m->valid_pairs)[0]++;
+	*spent += a->r.wall_s + b->r.wall_s;
+	return 0;
+}
+
+/*
+ * Step 4: the pairs, in a random order within each; with --before, each
+ * pair number has a pair of both comparisons, in a random order too.
+ */
 static int
 run_pairs(struct measure *m)
 {
-	size_t p;
-	bool huge_first;
+	size_t p, per = m->before != NULL ? 4 : 2;
+	bool ba_first;
 	double spent = 0;
 
-	m->rounds = calloc(2 * m->o->pairs, sizeof(*m->rounds));
+	m->rounds = calloc(per * m->o->pairs, sizeof(*m->rounds));
 	if (m->rounds == NULL)
 		return fail(m, "out of memory");
 	for (p = 1; p <= m->o->pairs; p++) {
-		huge_first = arc4random_uniform(2) == 1;
-		if (counted_round(m, p, huge_first) != 0 ||
-		    counted_round(m, p, !huge_first) != 0)
+		ba_first = m->before != NULL && arc4random_uniform(2) == 1;
+		if (run_pair(m, p, ba_first, &spent) != 0 ||
+		    (m->before != NULL && run_pair(m, p, !ba_first, &spent) != 0))
 			return -1;
-		reads_differ(&m->rounds[m->nrounds - 2],
-		    &m->rounds[m->nrounds - 1]);
-		if (m->rounds[m->nrounds - 1].verified &&
-		    m->rounds[m->nrounds - 2].verified)
-			m->valid_pairs++;
-		spent += m->rounds[m->nrounds - 1].r.wall_s +
-		    m->rounds[m->nrounds - 2].r.wall_s;
 		if (m->o->pairs_auto && enough_pairs(m, spent))
 			break;
 	}
 	return 0;
 }
 
-/* Metric k over the valid pairs: small[i], huge[i].  Their number. */
+/* Metric k over a comparison's valid pairs: small[i], huge[i]; how many. */
 static size_t
-pair_values(const struct measure *m, size_t k, double *small, double *huge)
+pair_values(const struct measure *m, bool ba, size_t k, double *small,
+    double *huge)
 {
 	size_t i, n = 0;
 
@@ -628,8 +766,8 @@ pair_values(const struct measure *m, size_t k, double *small, double *huge)
 		const struct round_rec *a = &m->rounds[i], *b = &m->rounds[i + 1];
 		const struct round_rec *s = a->huge ? b : a, *h = a->huge ? a : b;
 
-		if (!a->verified || !b->verified || isnan(metric(&s->r, k)) ||
-		    isnan(metric(&h->r, k)))
+		if (a->ba != ba || !a->verified || !b->verified ||
+		    isnan(metric(&s->r, k)) || isnan(metric(&h->r, k)))
 			continue;
 		small[n] = metric(&s->r, k);
 		huge[n++] = metric(&h->r, k);
@@ -645,16 +783,16 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of anon_huge_kb over the valid pairs' rounds of a state. */
+/* anon_huge_kb's median over a comparison's valid rounds of a state. */
 static uint64_t
-anon_median(const struct measure *m, bool huge, uint64_t *v)
+anon_median(const struct measure *m, bool ba, bool huge, uint64_t *v)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i + 1 < m->nrounds; i += 2) {
 		const struct round_rec *a = &m->rounds[i], *b = &m->rounds[i + 1];
 
-		if (a->verified && b->verified)
+		if (a->ba == ba && a->verified && b->verified)
 			v[n++] = (a->huge == huge ? a : b)->r.anon_huge_kb;
 	}
 	if (n == 0)
@@ -667,21 +805,26 @@ anon_median(const struct measure *m, bool huge, uint64_t *v)
  * What else differed between the states over the valid pairs: the
  * anonymous memory's (and other files' shmem) huge pages, which
  * PR_SET_THP_DISABLE also takes away.  Storage reads are per pair
- * (reads_differ).
+ * (reads_differ).  The before-after comparison's are named as such.
  */
 static void
 find_confounds(struct measure *m)
 {
 	uint64_t *v = calloc(m->nrounds + 1, sizeof(*v)), h, sm;
+	int ba;
 
 	if (v == NULL)
 		return;
-	h = anon_median(m, true, v);
-	sm = anon_median(m, false, v);
-	if (h != sm)
-		snprintf(m->confound[m->nconfounds++], sizeof(m->confound[0]),
-		    "heap THP: %" PRIu64 " kB in huge rounds, %" PRIu64 " in "
-		    "small (AnonHugePages, medians)", h, sm);
+	for (ba = 0; ba <= (m->before != NULL); ba++) {
+		h = anon_median(m, ba, true, v);
+		sm = anon_median(m, ba, false, v);
+		if (h != sm)
+			snprintf(m->confound[m->nconfounds++],
+			    sizeof(m->confound[0]), "%sheap THP: %" PRIu64
+			    " kB in %s rounds, %" PRIu64 " in %s (AnonHugePages, "
+			    "medians)", ba ? "before-after: " : "", h, ba ?
+			    "after" : "huge", sm, ba ? "before" : "small");
+	}
 	free(v);
 }
 
@@ -694,8 +837,17 @@ text_header(const struct measure *m, const char *thp)
 	int k;
 
 	printf("measure: %zu pair%s of rounds, small and huge in a random "
-	    "order within each pair, after an uncounted warm-up\ncommand:",
-	    m->nrounds / 2, m->nrounds == 2 ? "" : "s");
+	    "order within each pair, after an uncounted warm-up\n",
+	    pairs_run(m, false), pairs_run(m, false) == 1 ? "" : "s");
+	if (m->before != NULL)
+		printf("before-after: %zu pair%s of rounds, before and after "
+		    "in a random order within each pair, after an uncounted "
+		    "before round: before, %s bind-mounted over %s in a private "
+		    "mount namespace (its page cache as the runs fill it); "
+		    "after, %s as it is; both without the toggle\n",
+		    pairs_run(m, true), pairs_run(m, true) == 1 ? "" : "s",
+		    m->before, m->over, m->files[0].path);
+	printf("command:");
 	for (i = 0; m->cmd[i] != NULL; i++) {
 		char w[SHELL_WORD_MAX];
 
@@ -738,12 +890,21 @@ text_value(double v, size_t k)
 		printf(" %12.0f", v);
 }
 
+/* A round's toggle: audit or prctl; "none" for the before-after rounds. */
+static const char *
+toggle_name(const struct round_rec *x)
+{
+	if (x->ba)
+		return "none";
+	return x->audit ? "audit" : "prctl";
+}
+
 static void
 text_rounds(const struct measure *m)
 {
 	size_t i, k;
 
-	printf("%5s %5s %5s %6s %8s %9s %7s %9s %9s", "round", "pair", "state",
+	printf("%5s %5s %6s %6s %8s %9s %7s %9s %9s", "round", "pair", "state",
 	    "toggle", "verified", "pmd_kB", "huge/p", "anon_kB", "read_kB");
 	for (k = 0; k < NMETRICS; k++)
 		printf(" %12s", metric_names[k]);
@@ -751,9 +912,9 @@ text_rounds(const struct measure *m)
 	for (i = 0; i < m->nrounds; i++) {
 		const struct round_rec *x = &m->rounds[i];
 
-		printf("%5zu %5zu %5s %6s %8s %9" PRIu64 " %3zu/%-3zu %9" PRIu64
-		    " %9" PRIu64, i + 1, x->pair, x->huge ? "huge" : "small",
-		    x->audit ? "audit" : "prctl", x->verified ? "yes" : "NO", pmd_total(m, &x->r),
+		printf("%5zu %5zu %6s %6s %8s %9" PRIu64 " %3zu/%-3zu %9" PRIu64
+		    " %9" PRIu64, i + 1, x->pair, state_name(x), toggle_name(x),
+		    x->verified ? "yes" : "NO", pmd_total(m, &x->r),
 		    x->r.huge_procs, x->r.mappers, x->r.anon_huge_kb,
 		    x->r.read_bytes / 1024);
 		for (k = 0; k < NMETRICS; k++)
@@ -764,14 +925,28 @@ text_rounds(const struct measure *m)
 	}
 }
 
+/* Was a confound named for this comparison (its differences not the text's)? */
+static bool
+confounded(const struct measure *m, bool ba)
+{
+	size_t i;
+
+	for (i = 0; i < m->nconfounds; i++)
+		if ((strncmp(m->confound[i], "before-after: ", 14) == 0) == ba)
+			return true;
+	return false;
+}
+
 /* The ratio of one metric, its interval, and what may be said of it. */
 static void
-text_ratio(const struct measure *m, size_t k, const struct metric_summary *s)
+text_ratio(const struct measure *m, bool ba, size_t k,
+    const struct metric_summary *s)
 {
-	printf("%-13s small %.6g (%.6g .. %.6g), huge %.6g (%.6g .. %.6g): "
+	printf("%-13s %s %.6g (%.6g .. %.6g), %s %.6g (%.6g .. %.6g): "
 	    "%+.1f %% (pairs: %+.1f .. %+.1f %%", metric_names[k],
-	    s->small_median, s->small_min, s->small_max, s->huge_median,
-	    s->huge_min, s->huge_max, (s->ratio_median - 1) * 100,
+	    ba ? "before" : "small", s->small_median, s->small_min,
+	    s->small_max, ba ? "after" : "huge", s->huge_median, s->huge_min,
+	    s->huge_max, (s->ratio_median - 1) * 100,
 	    (s->ratio_min - 1) * 100, (s->ratio_max - 1) * 100);
 	if (s->ci)
 		printf("; 95 %% interval %+.1f .. %+.1f %%)%s", (s->ci_low - 1)
@@ -780,13 +955,13 @@ text_ratio(const struct measure *m, size_t k, const struct metric_summary *s)
 	else
 		printf("), within noise: %zu pair%s, fewer than %d give no "
 		    "interval", s->n, s->n == 1 ? "" : "s", MEASURE_MIN_PAIRS);
-	printf("%s\n", m->nconfounds > 0 && !s->noise ? ", not the text's "
+	printf("%s\n", confounded(m, ba) && !s->noise ? ", not the text's "
 	    "alone (see the confound)" : "");
 }
 
 /* "wall_s: small 1.234 (1.200 .. 1.300), huge ...: -10.9 % (pairs ...)" */
 static void
-text_metric(const struct measure *m, size_t k)
+text_metric(const struct measure *m, bool ba, size_t k)
 {
 	double *v = calloc(2 * m->nrounds + 2, sizeof(*v));
 	struct metric_summary s;
@@ -794,7 +969,7 @@ text_metric(const struct measure *m, size_t k)
 
 	if (v == NULL)
 		return;
-	n = pair_values(m, k, v, v + m->nrounds + 1);
+	n = pair_values(m, ba, k, v, v + m->nrounds + 1);
 	if (k >= 6 && m->ctr_why[k - 6][0] != '\0')
 		printf("%-13s not available (see above)\n", metric_names[k]);
 	else if (n == 0)
@@ -802,12 +977,45 @@ text_metric(const struct measure *m, size_t k)
 	else if (metric_summarize(v, v + m->nrounds + 1, n, &s) != 0)
 		printf("%-13s out of memory\n", metric_names[k]);
 	else if (s.n == 0)
-		printf("%-13s small %.6g, huge %.6g (%.6g .. %.6g): no ratio, "
-		    "0 in every small round\n", metric_names[k],
-		    s.small_median, s.huge_median, s.huge_min, s.huge_max);
+		printf("%-13s %s %.6g, %s %.6g (%.6g .. %.6g): no ratio, 0 in "
+		    "every %s round\n", metric_names[k], ba ? "before" : "small",
+		    s.small_median, ba ? "after" : "huge", s.huge_median,
+		    s.huge_min, s.huge_max, ba ? "before" : "small");
 	else
-		text_ratio(m, k, &s);
+		text_ratio(m, ba, k, &s);
 	free(v);
+}
+
+static void
+json_round_files(struct json *j, const struct measure *m,
+    const struct round_rec *x)
+{
+	size_t k;
+
+	json_array(j, "files");
+	for (k = 0; k < m->nfiles; k++) {
+		json_object(j, NULL);
+		json_u64(j, "pmd_kB", x->r.pf.sum_kb[k]);
+		json_u64(j, "pmd_kB_min", x->r.pf.min_kb[k]);
+		json_u64(j, "processes", x->r.pf.nmap[k]);
+		json_close(j);
+	}
+	json_close(j);
+}
+
+/* Why some of a round's metrics are null (counters), or NULL. */
+static const char *
+round_null_why(const struct measure *m, const struct round_rec *x)
+{
+	int k;
+
+	for (k = 0; k < CTR_N; k++)
+		if (!x->r.counted[k])
+			return m->ctr_why[k][0] != '\0' ? "a hardware counter is "
+			    "not available here (the summary's not_available "
+			    "says why)" : "a hardware counter could not be "
+			    "opened or read in this round";
+	return NULL;
 }
 
 static void
@@ -819,23 +1027,16 @@ json_round(struct json *j, const struct measure *m, size_t i)
 	json_object(j, NULL);
 	json_u64(j, "round", i + 1);
 	json_u64(j, "pair", x->pair);
-	json_str(j, "state", x->huge ? "huge" : "small");
-	json_str(j, "toggle", x->audit ? "audit" : "prctl");
+	json_str(j, "comparison", x->ba ? "before-after" : "toggle");
+	json_str(j, "state", state_name(x));
+	json_str(j, "toggle", toggle_name(x));
 	json_bool(j, "verified", x->verified);
 	json_str(j, "why", x->verified ? NULL : x->why);
 	json_u64(j, "pmd_kB", pmd_total(m, &x->r));
 	json_u64(j, "processes", x->r.processes);
 	json_u64(j, "mapping_processes", x->r.mappers);
 	json_u64(j, "huge_processes", x->r.huge_procs);
-	json_array(j, "files");
-	for (k = 0; k < m->nfiles; k++) {
-		json_object(j, NULL);
-		json_u64(j, "pmd_kB", x->r.pf.sum_kb[k]);
-		json_u64(j, "pmd_kB_min", x->r.pf.min_kb[k]);
-		json_u64(j, "processes", x->r.pf.nmap[k]);
-		json_close(j);
-	}
-	json_close(j);
+	json_round_files(j, m, x);
 	json_u64(j, "escaped", x->r.untraced);
 	json_u64(j, "killed", x->r.killed);
 	json_u64(j, "thp_changed", x->r.thp_changed);
@@ -843,35 +1044,39 @@ json_round(struct json *j, const struct measure *m, size_t i)
 	json_u64(j, "read_bytes", x->r.read_bytes);
 	for (k = 0; k < NMETRICS; k++)
 		json_double(j, metric_names[k], metric(&x->r, k));
+	json_str(j, "null_why", round_null_why(m, x));
 	json_close(j);
 }
 
 /* Why a metric's ratio (or interval) is null; NULL when it is not. */
 static const char *
-null_why(const struct measure *m, size_t k, size_t n,
+null_why(const struct measure *m, size_t k, size_t n, bool ok,
     const struct metric_summary *s)
 {
 	if (k >= 6 && m->ctr_why[k - 6][0] != '\0')
 		return m->ctr_why[k - 6];
 	if (n == 0)
 		return "no verified pair";
+	if (!ok)
+		return "out of memory";
 	if (s->n == 0)
-		return "0 in every small round: no ratio";
+		return "0 in every small (or before) round: no ratio";
 	if (!s->ci)
 		return "fewer than 6 pairs with a ratio: no interval";
 	return NULL;
 }
 
 static void
-json_metric(struct json *j, const struct measure *m, size_t k)
+json_metric(struct json *j, const struct measure *m, bool ba, size_t k)
 {
 	double *v = calloc(2 * m->nrounds + 2, sizeof(*v));
 	struct metric_summary s = { 0 };
-	size_t n = v ? pair_values(m, k, v, v + m->nrounds + 1) : 0;
+	size_t n = v ? pair_values(m, ba, k, v, v + m->nrounds + 1) : 0;
 	bool ok = n > 0 && metric_summarize(v, v + m->nrounds + 1, n, &s) == 0;
 	bool r = ok && s.n > 0, ci = r && s.ci;
 
 	json_object(j, NULL);
+	json_str(j, "comparison", ba ? "before-after" : "toggle");
 	json_str(j, "metric", metric_names[k]);
 	json_u64(j, "pairs", ok ? s.pairs : 0);
 	json_u64(j, "pairs_with_ratio", r ? s.n : 0);
@@ -887,7 +1092,7 @@ json_metric(struct json *j, const struct measure *m, size_t k)
 	json_double(j, "ci_low", ci ? s.ci_low : NAN);
 	json_double(j, "ci_high", ci ? s.ci_high : NAN);
 	json_bool(j, "within_noise", !ci || s.noise);
-	json_str(j, "null_why", null_why(m, k, n, &s));
+	json_str(j, "null_why", null_why(m, k, n, ok, &s));
 	json_str(j, "not_available", k >= 6 && m->ctr_why[k - 6][0] ?
 	    m->ctr_why[k - 6] : NULL);
 	json_close(j);
@@ -924,16 +1129,39 @@ json_files(struct json *j, const struct measure *m, const char *thp)
 	json_str(j, "thp_enabled", thp);
 }
 
+/* Which comparisons ran, with their pairs (and for before-after, the files). */
+static void
+json_comparisons(struct json *j, const struct measure *m)
+{
+	int ba;
+
+	json_array(j, "comparisons");
+	for (ba = 0; ba <= (m->before != NULL); ba++) {
+		json_object(j, NULL);
+		json_str(j, "comparison", ba ? "before-after" : "toggle");
+		if (ba) {
+			json_str(j, "before", m->before);
+			json_str(j, "after", m->files[0].path);
+		}
+		json_u64(j, "pairs_run", pairs_run(m, ba));
+		json_u64(j, "pairs_valid", ba ? m->valid_ba : m->valid_pairs);
+		json_close(j);
+	}
+	json_close(j);
+}
+
 static void
 json_report(const struct measure *m, const char *thp)
 {
 	struct json j;
 	size_t i;
+	int ba;
 
 	json_begin(&j, stdout, "measure");
 	json_files(&j, m, thp);
-	json_u64(&j, "pairs_run", m->nrounds / 2);
+	json_u64(&j, "pairs_run", pairs_run(m, false));
 	json_u64(&j, "pairs_valid", m->valid_pairs);
+	json_comparisons(&j, m);
 	json_array(&j, "rounds");
 	for (i = 0; i < m->nrounds; i++)
 		json_round(&j, m, i);
@@ -946,17 +1174,35 @@ json_report(const struct measure *m, const char *thp)
 	    "median pair ratio (order statistics, binomial); none below 6 "
 	    "pairs");
 	json_array(&j, "summary");
-	for (i = 0; i < NMETRICS; i++)
-		json_metric(&j, m, i);
+	for (ba = 0; ba <= (m->before != NULL); ba++)
+		for (i = 0; i < NMETRICS; i++)
+			json_metric(&j, m, ba, i);
 	json_close(&j);
 	json_end(&j);
+}
+
+static void
+text_summary(const struct measure *m, bool ba)
+{
+	size_t k;
+
+	if (m->before != NULL)
+		printf("%s\n", ba ? "comparison before-after: after/before, "
+		    "the rewritten file against its original, each as the "
+		    "kernel maps it" : "comparison toggle: huge/small, the "
+		    "same file's text PMD-mapped or not");
+	for (k = 0; k < m->nconfounds; k++)
+		if ((strncmp(m->confound[k], "before-after: ", 14) == 0) == ba)
+			printf("confound: %s: the differences below are not "
+			    "the text's alone\n", m->confound[k]);
+	for (k = 0; k < NMETRICS; k++)
+		text_metric(m, ba, k);
 }
 
 static void
 report(const struct measure *m)
 {
 	char thp[32] = "unknown";
-	size_t k;
 
 	if (thp_setting("enabled", thp, sizeof(thp)) != 0)
 		snprintf(thp, sizeof(thp), "unknown");
@@ -964,27 +1210,93 @@ report(const struct measure *m)
 		return json_report(m, thp);
 	text_header(m, thp);
 	text_rounds(m);
-	for (k = 0; k < m->nconfounds; k++)
-		printf("confound: %s: the differences below are not the "
-		    "text's alone\n", m->confound[k]);
-	for (k = 0; k < NMETRICS; k++)
-		text_metric(m, k);
-	printf("valid pairs: %zu of %zu\n", m->valid_pairs, m->nrounds / 2);
+	text_summary(m, false);
+	if (m->before != NULL)
+		text_summary(m, true);
+	printf("valid pairs: %zu of %zu\n", m->valid_pairs, pairs_run(m, false));
+	if (m->before != NULL)
+		printf("valid pairs, before-after: %zu of %zu\n", m->valid_ba,
+		    pairs_run(m, true));
+}
+
+/*
+ * --before ORIG FILE, before any round: ORIG a readable regular file, not
+ * FILE itself, the program FILE was rewritten from (same_program: the
+ * same bytes at every address, another layout), executable if FILE is;
+ * and ORIG can be bind-mounted over FILE here (not as a user without
+ * CAP_SYS_ADMIN: a user namespace would run the command as another user,
+ * a second difference, so none is made).
+ */
+static int
+before_check(struct measure *m, const char *file)
+{
+	char why[PATH_MAX + 160];
+	struct stat fst;
+	int ofd, ffd = -1, rc = -1;
+	bool orig_bad;
+
+	if (realpath(file, m->over) == NULL)
+		return fail(m, "%s: %s", file, strerror(errno));
+	/* O_NONBLOCK: a FIFO named ORIG is refused, not waited on. */
+	if ((ofd = open(m->before, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 ||
+	    fstat(ofd, &m->orig_st) != 0)
+		fail(m, "%s: %s", m->before, strerror(errno));
+	else if (!S_ISREG(m->orig_st.st_mode))
+		fail(m, "%s: not a regular file (--before names the original "
+		    "program %s was rewritten from)", m->before, file);
+	else if ((ffd = open(m->over, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 ||
+	    fstat(ffd, &fst) != 0)
+		fail(m, "%s: %s", file, strerror(errno));
+	else if (fst.st_dev == m->orig_st.st_dev &&
+	    fst.st_ino == m->orig_st.st_ino)
+		fail(m, "%s: it is %s itself (--before names the original it "
+		    "was rewritten from)", m->before, file);
+	else if (same_program(ofd, ffd, why, sizeof(why), &orig_bad) != 0)
+		fail(m, "%s: %s (compared with %s)", orig_bad ? m->before :
+		    file, why, orig_bad ? file : m->before);
+	else if ((fst.st_mode & 0111) && !(m->orig_st.st_mode & 0111))
+		fail(m, "%s: not executable, and %s is: the before rounds "
+		    "could not run it", m->before, file);
+	else if (measure_bind_probe(m->before, m->over, why, sizeof(why)) != 0)
+		fail(m, "--before %s: %s", m->before, why);
+	else
+		rc = 0;
+	if (ofd >= 0)
+		close(ofd);
+	if (ffd >= 0)
+		close(ffd);
+	return rc;
+}
+
+/* The warm-up, the FILEs and what a huge round must show; --before's too. */
+static int
+prepare(struct measure *m, char **paths, size_t npaths,
+    struct round_result *r)
+{
+	const char *what;
+
+	if (pc_can_look(&what) != 0)
+		return fail(m, "cannot measure: %s", what);
+	if (m->before != NULL && before_check(m, paths[0]) != 0)
+		return -1;
+	if (run_round(m, true, true, true, r) != 0 ||
+	    choose_files(m, r, paths, npaths) != 0 || calibrate(m, r) != 0)
+		return -1;
+	/* ORIG's page cache as a run of it fills it, before any count. */
+	if (m->before != NULL && run_ba_round(m, false, false, r) != 0)
+		return -1;
+	return 0;
 }
 
 static int
 measure_steps(struct measure *m, char **paths, size_t npaths)
 {
 	struct round_result *r = calloc(1, sizeof(*r));
-	const char *what;
 	int k, rc = -1;
 
 	if (r == NULL)
 		return fail(m, "out of memory");
-	if (pc_can_look(&what) != 0)
-		fail(m, "cannot measure: %s", what);
-	else if (run_round(m, true, true, true, r) == 0 &&
-	    choose_files(m, r, paths, npaths) == 0 && calibrate(m, r) == 0) {
+	if (prepare(m, paths, npaths, r) == 0) {
 		choose_toggle(m);
 		for (k = 0; k < CTR_N; k++)
 			counter_probe(k, m->ctr_why[k], sizeof(m->ctr_why[k]));
@@ -995,7 +1307,7 @@ measure_steps(struct measure *m, char **paths, size_t npaths)
 	return rc;
 }
 
-/* --measure [FILE ...] -- COMMAND: 0 with a valid pair, else 2. */
+/* --measure [FILE ...] -- COMMAND: 0 with a valid pair (of each), else 2. */
 int
 measure_report(char **paths, size_t npaths, char **cmd,
     const struct options *o)
@@ -1010,6 +1322,7 @@ measure_report(char **paths, size_t npaths, char **cmd,
 	}
 	m->o = o;
 	m->cmd = cmd;
+	m->before = o->before;
 	rc = measure_steps(m, paths, npaths);
 	if (m->nrounds > 0)
 		report(m);
@@ -1020,7 +1333,12 @@ measure_report(char **paths, size_t npaths, char **cmd,
 	else if (m->valid_pairs == 0)
 		diag(stderr, NULL, "--measure: no pair of rounds was verified "
 		    "(see 'not counted' above); nothing to compare");
-	if (rc == 0 && m->valid_pairs == 0)
+	else if (m->before != NULL && m->valid_ba == 0)
+		diag(stderr, NULL, "--measure: no before-after pair was "
+		    "verified (see 'not counted' above); nothing to compare "
+		    "with %s", m->before);
+	if (rc == 0 && (m->valid_pairs == 0 || (m->before != NULL &&
+	    m->valid_ba == 0)))
 		rc = -1;
 	for (i = 0; i < m->nfiles; i++)
 		free(m->files[i].path);

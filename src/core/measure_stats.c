@@ -66,6 +66,30 @@ round_verified(bool huge, const struct round_files *f,
 	return true;
 }
 
+bool
+round_ba_verified(bool after, const struct round_files *f,
+    const uint64_t *expected_kb, const char **why)
+{
+	size_t bad;
+
+	if (f->nmap[1] > 0) {
+		*why = after ? "a process of an after round mapped the "
+		    "original" : "a process of a before round mapped the "
+		    "rewritten file, not the original (through another path "
+		    "than the one the original is bind-mounted over?)";
+		return false;
+	}
+	if (!after && f->nmap[0] == 0) {
+		*why = "no process of the round mapped the original";
+		return false;
+	}
+	if (!after) {
+		*why = NULL;
+		return true;
+	}
+	return round_verified(true, f, expected_kb, 1, &bad, why);
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {

@@ -8,7 +8,9 @@
  * read-only mappings MADV_NOHUGEPAGE; the huge rounds load it too, in
  * its "huge" mode that advises nothing) or prctl(PR_SET_THP_DISABLE),
  * which its children and their execs inherit and which also takes THP
- * from anonymous memory.  Measured:
+ * from anonymous memory.  A "before" round of --before runs COMMAND in a
+ * private mount namespace of its own, the original bind-mounted over the
+ * rewritten file's path (q->bind_from, q->bind_over).  Measured:
  *   - wall time from the exec to COMMAND's exit; user and system time,
  *     faults and max RSS from wait4 (its waited-for children included);
  *   - hardware counters (perf_event_open, user space, inherited by the
@@ -28,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -144,12 +148,48 @@ audit_env(const struct round_request *q)
 	free(v);
 }
 
+/* What the child could not do, for the parent (through the pipe). */
+enum child_stage { STAGE_UNSHARE = 1, STAGE_PRIVATE, STAGE_BIND, STAGE_EXEC };
+
+static const char *const stage_names[] = { "", "unshare(CLONE_NEWNS)",
+	"mount(/, MS_PRIVATE | MS_REC)", "mount(MS_BIND)", "exec" };
+
+/*
+ * A "before" round: ORIG bind-mounted over the path in a mount namespace
+ * of the child's own, private so that nothing propagates back to the
+ * host's; the command and its children see ORIG there, this process
+ * still sees the rewritten file.  0, or the stage that failed (errno).
+ */
+static int
+bind_orig(const char *from, const char *over)
+{
+	if (unshare(CLONE_NEWNS) != 0)
+		return STAGE_UNSHARE;
+	if (mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL) != 0)
+		return STAGE_PRIVATE;
+	if (mount(from, over, NULL, MS_BIND, NULL) != 0)
+		return STAGE_BIND;
+	return 0;
+}
+
+static _Noreturn void
+child_failed(int report, int stage, int code)
+{
+	int msg[2] = { stage, errno };
+
+	(void)!write(report, msg, sizeof(msg));
+	_exit(code);
+}
+
 /* The child: the state, the output, the trace, then COMMAND. */
 static void
 child(const struct round_request *q, int report)
 {
-	int null;
+	int null, stage;
 
+	if (q->bind_from != NULL &&
+	    (stage = bind_orig(q->bind_from, q->bind_over)) != 0)
+		child_failed(report, stage, 125);
 	prctl(PR_SET_THP_DISABLE, q->thp_disable ? 1 : 0, 0, 0, 0);
 	audit_env(q);
 	if (q->keep_output && q->stdout_to_stderr)
@@ -163,12 +203,55 @@ child(const struct round_request *q, int report)
 		_exit(126);
 	execvp(q->argv[0], q->argv);
 	/* The parent reads why from the pipe the exec would have closed. */
-	{
-		int e = errno;
+	child_failed(report, STAGE_EXEC, 127);
+}
 
-		(void)!write(report, &e, sizeof(e));
+/* What the child wrote before it exited: the stage and errno, in words. */
+static int
+child_said(int rd, char *err, size_t n, const char *cmd)
+{
+	int msg[2];
+
+	if (read(rd, msg, sizeof(msg)) != (ssize_t)sizeof(msg) || msg[0] < 1 ||
+	    msg[0] > STAGE_EXEC)
+		return 0;
+	if (msg[0] == STAGE_EXEC)
+		return error_text(err, n, "cannot run %s: %s", cmd,
+		    strerror(msg[1]));
+	return error_text(err, n, "cannot bind-mount the original over the "
+	    "path for the before rounds: %s: %s%s", stage_names[msg[0]],
+	    strerror(msg[1]), msg[1] == EPERM ? " (a private mount namespace "
+	    "needs CAP_SYS_ADMIN: run as root)" : "");
+}
+
+int
+measure_bind_probe(const char *orig, const char *path, char *err, size_t n)
+{
+	int pfd[2], status, rc, stage;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return error_text(err, n, "pipe: %s", strerror(errno));
+	if ((pid = fork()) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return error_text(err, n, "fork: %s", strerror(errno));
 	}
-	_exit(127);
+	if (pid == 0) {
+		if ((stage = bind_orig(orig, path)) != 0)
+			child_failed(pfd[1], stage, 125);
+		_exit(0);
+	}
+	close(pfd[1]);
+	rc = child_said(pfd[0], err, n, orig);
+	close(pfd[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return rc != 0 ? rc : error_text(err, n, "waitpid: %s",
+		    strerror(errno));
+	if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		rc = error_text(err, n, "the bind-mount probe ended with "
+		    "status %d", status);
+	return rc;
 }
 
 static double
@@ -471,23 +554,52 @@ kill_tree(struct round_ctx *c)
 	return any;
 }
 
-/* A stop of a tracee: read smaps at an exit event, pass signals on. */
+#ifdef ELFTHP_TEST_HOOKS
+/*
+ * Test builds only: ELFTHP_TEST_SLOW_LOOK=MS makes each look at an
+ * exiting process MS milliseconds slower, so that a test sees whether
+ * wall_s counts the tool's own looks (it must not).
+ */
+static void
+test_slow_look(void)
+{
+	const char *v = getenv("ELFTHP_TEST_SLOW_LOOK");
+	long ms = v != NULL ? atol(v) : 0;
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	if (ms > 0)
+		nanosleep(&ts, NULL);
+}
+#else
+static void
+test_slow_look(void)
+{
+}
+#endif
+
+/*
+ * A stop of a tracee: its THP state at an exec, its smaps at an exit
+ * event, signals passed on.  The tracee waits while the tool looks: the
+ * time is kept (look_s) and left out of wall_s, which ends at the last
+ * exit event, before the look at it.
+ */
 static void
 on_stop(struct round_ctx *c, pid_t pid, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16, pass = 0;
+	double t0 = now_s();
 
 	if (event == PTRACE_EVENT_EXIT) {
-		double t0 = now_s();
-
 		c->last_exit = t0 - c->r->look_s;
 		if (is_leader(pid)) {
 			check_state(c, pid);
 			read_smaps(c, pid);
+			test_slow_look();
 		}
 		c->r->look_s += now_s() - t0;
 	} else if (event == PTRACE_EVENT_EXEC) {
 		check_state(c, pid);
+		c->r->look_s += now_s() - t0;
 	} else if (event == 0 && sig == SIGSTOP && first_stop(c, pid)) {
 		pass = 0;
 	} else if (event == 0 && sig != SIGTRAP) {
@@ -613,17 +725,6 @@ start_traced(struct round_ctx *c, pid_t pid, char *err, size_t n)
 	return 0;
 }
 
-/* Did the exec fail?  The child wrote its errno to the pipe. */
-static int
-exec_failed(int rd, char *err, size_t n, const char *cmd)
-{
-	int e;
-
-	if (read(rd, &e, sizeof(e)) != sizeof(e))
-		return 0;
-	return error_text(err, n, "cannot run %s: %s", cmd, strerror(e));
-}
-
 int
 measure_round(const struct round_request *q, struct measure_file *files,
     size_t *nfiles, size_t max_files, struct round_result *r, char *err,
@@ -651,6 +752,8 @@ measure_round(const struct round_request *q, struct measure_file *files,
 		child(q, pfd[1]);
 	close(pfd[1]);
 	rc = start_traced(&c, pid, err, n);
+	if (rc != 0)	/* the child's own reason, where it gave one */
+		(void)child_said(pfd[0], err, n, q->argv[0]);
 	start = now_s();
 	if (rc == 0 && ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
 		rc = error_text(err, n, "ptrace(PTRACE_CONT): %s",
@@ -660,7 +763,7 @@ measure_round(const struct round_request *q, struct measure_file *files,
 	if (rc == 0)
 		counters_read(&c);
 	if (rc == 0)
-		rc = exec_failed(pfd[0], err, n, q->argv[0]);
+		rc = child_said(pfd[0], err, n, q->argv[0]);
 	close(pfd[0]);
 	free(c.seen);
 	return rc;

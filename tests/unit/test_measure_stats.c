@@ -154,6 +154,53 @@ test_round_verdicts(void **state)
 }
 
 /*
+ * The before-after rounds: [0] the file the round must map (the original
+ * before, the rewritten file after), [1] the other.
+ */
+static void
+test_ba_verdicts(void **state)
+{
+	const uint64_t expected[] = { 4096, 0 };
+	struct round_files orig_only = { 0 }, orig_pmd = { 0 }, both = { 0 },
+	    neither = { 0 }, after_full = { 0 }, after_less = { 0 },
+	    after_and_orig = { 0 };
+	const char *why;
+
+	(void)state;
+	rf_add(&orig_only, 0, 0, true, false);
+	rf_add(&orig_only, 0, 0, false, false);	/* sh: maps neither */
+	assert_true(round_ba_verified(false, &orig_only, expected, &why));
+	assert_null(why);
+	/* The original however the kernel maps it: PMDs are no failure. */
+	rf_add(&orig_pmd, 2048, 0, true, false);
+	assert_true(round_ba_verified(false, &orig_pmd, expected, &why));
+	/* A process that reached the rewritten file by another path. */
+	rf_add(&both, 0, 0, true, false);
+	rf_add(&both, 0, 4096, false, true);
+	assert_false(round_ba_verified(false, &both, expected, &why));
+	assert_string_equal(why, "a process of a before round mapped the "
+	    "rewritten file, not the original (through another path than the "
+	    "one the original is bind-mounted over?)");
+	rf_add(&neither, 0, 0, false, false);
+	assert_false(round_ba_verified(false, &neither, expected, &why));
+	assert_string_equal(why, "no process of the round mapped the original");
+	rf_add(&after_full, 4096, 0, true, false);
+	assert_true(round_ba_verified(true, &after_full, expected, &why));
+	rf_add(&after_less, 4096, 0, true, false);
+	rf_add(&after_less, 2048, 0, true, false);
+	assert_false(round_ba_verified(true, &after_less, expected, &why));
+	assert_string_equal(why, "a process of the round PMD-mapped less of "
+	    "it than the warm-up round");
+	assert_false(round_ba_verified(true, &neither, expected, &why));
+	assert_string_equal(why, "mapped by no process of the round");
+	rf_add(&after_and_orig, 4096, 0, true, false);
+	rf_add(&after_and_orig, 0, 0, false, true);
+	assert_false(round_ba_verified(true, &after_and_orig, expected, &why));
+	assert_string_equal(why, "a process of an after round mapped the "
+	    "original");
+}
+
+/*
  * The interval's rank against the binomial distribution computed
  * independently (python3: the largest k with 2 * sum(comb(n, i) for i
  * in range(k)) / 2**n <= 0.05): none below 6 pairs.
@@ -215,6 +262,7 @@ main(void)
 		cmocka_unit_test(test_slower_everywhere),
 		cmocka_unit_test(test_zero_small_gives_no_ratio),
 		cmocka_unit_test(test_round_verdicts),
+		cmocka_unit_test(test_ba_verdicts),
 		cmocka_unit_test(test_ci_rank),
 		cmocka_unit_test(test_ci_values),
 	};
