@@ -149,13 +149,30 @@ cleanup_hook() {
     HELD=""
     for p in $IMMUTABLE; do chattr -i "$p" 2>/dev/null; done
     IMMUTABLE=""
-    for p in $PACKAGES; do dpkg --purge "$p" > /dev/null 2>&1; done
+    for p in $PACKAGES; do dpkg_wait --purge "$p" > /dev/null 2>&1; done
     PACKAGES=""
     for m in $MOUNTS; do
         umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
         rmdir "$m" 2>/dev/null
     done
     MOUNTS=""
+}
+
+# dpkg_wait ARGS...: dpkg ARGS, waiting (5 minutes at most) while another
+# dpkg or APT holds dpkg's lock (a second test run on the machine installs
+# its own package meanwhile): dpkg itself gives up at once.  Its output
+# and status are dpkg's.
+dpkg_wait() {
+    local i out rc
+    for i in $(seq 1 300); do
+        out=$(dpkg "$@" 2>&1); rc=$?
+        case $out in
+            *"lock"*"by another process"*) [ "$rc" -ne 0 ] && { sleep 1; continue; } ;;
+        esac
+        break
+    done
+    [ -z "$out" ] || printf '%s\n' "$out"
+    return "$rc"
 }
 
 # unmount DIR: umount DIR now and drop it from $MOUNTS; 1 if umount fails.
