@@ -36,6 +36,10 @@
 # On btrfs (the negative control for the file system): the rewrite runs
 # but gets 0, --warm exits 1 naming btrfs, --pid and --host say so.
 #
+# Under load a positive case whose huge folios the machine reclaimed,
+# split or could not give between the step and the run is tried again,
+# the step included (retry_disturbed in lib.sh: only while the kernel's
+# counters of these moved, 3 tries at most); the 0 kB controls never are.
 # Every run uses setarch -R, the negative controls and the cases they
 # control alike: with ASLR a PIE base is 2 MiB-aligned once in 512 runs,
 # and its congruent windows would then map.  The THP sysfs setting is not changed here (the kernel does not
