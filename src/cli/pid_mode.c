@@ -132,8 +132,13 @@ pid_report(const struct options *o)
 	sum.zombies = s.zombies;
 	sum.unread = s.unread;
 	sum.nunread = s.nunread;
-	/* Messages lost (out of memory): a summary would count too few. */
-	if ((s.processes > 0 || o->pid_all) && s.notes_lost == 0)
+	/*
+	 * A summary only of a whole scan: after a process that could not be
+	 * read (an error, not one that vanished or is another user's) or
+	 * messages lost for want of memory, it would count too few.
+	 */
+	if ((s.processes > 0 || o->pid_all) && s.rc == 0 &&
+	    s.notes_lost == 0)
 		report_pid_summary(stdout, o, &sum);
 	rc = s.notes_lost > 0 ? 2 : s.rc;
 	pid_scan_free(&s);

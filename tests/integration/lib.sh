@@ -53,6 +53,12 @@
 #                        "ready" (the one wait-until-ready loop): HOLD_PID
 #   hold_stop            stop it
 #   pmd_kb PID FILE [x], run_pmd FILE CMD..., drop_cache, cached_bytes
+# Disturbances by the machine (page cache reclaimed by other load)
+#   machine_events       counters of reclaim, splits and drop_caches
+#   events_moved MARK    which of them moved since MARK (0 if any did)
+#   retry_disturbed CHECK ARGS...  for assert: CHECK again (3 tries in
+#                        all) only while a failure comes with a moved
+#                        counter; then the failure names the disturbance
 #
 # The tool is $ELFTHP_ALIGN, default ./elfthp-align in the repository root.
 # Each script runs standalone and ends with the line
@@ -149,13 +155,30 @@ cleanup_hook() {
     HELD=""
     for p in $IMMUTABLE; do chattr -i "$p" 2>/dev/null; done
     IMMUTABLE=""
-    for p in $PACKAGES; do dpkg --purge "$p" > /dev/null 2>&1; done
+    for p in $PACKAGES; do dpkg_wait --purge "$p" > /dev/null 2>&1; done
     PACKAGES=""
     for m in $MOUNTS; do
         umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
         rmdir "$m" 2>/dev/null
     done
     MOUNTS=""
+}
+
+# dpkg_wait ARGS...: dpkg ARGS, waiting (5 minutes at most) while another
+# dpkg or APT holds dpkg's lock (a second test run on the machine installs
+# its own package meanwhile): dpkg itself gives up at once.  Its output
+# and status are dpkg's.
+dpkg_wait() {
+    local i out rc
+    for i in $(seq 1 300); do
+        out=$(dpkg "$@" 2>&1); rc=$?
+        case $out in
+            *"lock"*"by another process"*) [ "$rc" -ne 0 ] && { sleep 1; continue; } ;;
+        esac
+        break
+    done
+    [ -z "$out" ] || printf '%s\n' "$out"
+    return "$rc"
 }
 
 # unmount DIR: umount DIR now and drop it from $MOUNTS; 1 if umount fails.
@@ -866,6 +889,69 @@ os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 
 # cached_bytes FILE: bytes of FILE in the page cache (fincore).
 cached_bytes() { fincore -b -n -o RES "$1" | tr -d ' '; }
+
+# --- disturbances by the machine --------------------------------------------
+# A positive check of huge text (a run maps W x 2 MiB after the tool put
+# the windows in the page cache) fails, without a fault of the tool, when
+# other load on the machine takes the huge folios away between the step
+# and the run (reclaim, a split, drop_caches) or leaves the kernel no huge
+# folio to give the step (thp_file_fallback).  The kernel counts each of
+# these; such a failure is tried again, and a failure with no counter
+# moved never is.
+
+# machine_events: "name value" lines: the host's reclaim (pgsteal_*),
+# huge page splits, page cache that got small folios where it asked for
+# huge ones, drop_caches (/proc/vmstat), and the reclaim of this
+# process's memory cgroup, which /proc/vmstat does not count: cgroup v2's
+# pgsteal (memory.stat), or v1's memory.failcnt of the cgroup and each
+# cgroup above it (a limit hit there reclaims here too).
+machine_events() {
+    local cg d d2
+    awk '/^(pgsteal_[a-z]+|thp_split_page|thp_file_fallback[a-z_]*|drop_pagecache) / { print }' /proc/vmstat
+    cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
+    if [ -r "/sys/fs/cgroup$cg/memory.stat" ]; then
+        awk '/^pgsteal / { print "cgroup_pgsteal", $2 }' "/sys/fs/cgroup$cg/memory.stat"
+    fi
+    cg=$(sed -n 's/^[0-9]*:memory:\(.*\)/\1/p' /proc/self/cgroup)
+    d=/sys/fs/cgroup/memory$cg
+    if [ -n "$cg" ] && [ -r "$d/memory.failcnt" ]; then
+        while [ "$d" != /sys/fs/cgroup ] && [ -r "$d/memory.failcnt" ]; do
+            d2=${d#/sys/fs/cgroup/memory}
+            echo "memcg_failcnt:${d2:-/} $(cat "$d/memory.failcnt")"
+            d=${d%/*}
+        done
+    fi
+}
+
+# events_moved MARK: print "name +N, ..." for each counter of
+# machine_events that grew since MARK (its output); 1 if none did.
+events_moved() {
+    awk 'NR == FNR { was[$1] = $2; next }
+         ($1 in was) && $2 > was[$1] { printf "%s%s +%d", sep, $1, $2 - was[$1]; sep = ", "; n++ }
+         END { exit n == 0 }' <(printf '%s\n' "$1") <(machine_events)
+}
+
+# retry_disturbed CHECK ARGS...: run CHECK (a check function that redoes
+# the step under test, then measures; WHY set on failure); a failure while
+# the machine reclaimed, split or dropped page cache (events_moved) is
+# tried again, 3 tries in all (RETRY_TRY, 1 to 3, tells CHECK which this
+# is), each shown in a "# ..." line; a failure
+# with nothing moved is at once the check's failure.  After 3 disturbed
+# tries the failure says so: a measurement the machine spoiled, never a
+# pass.
+retry_disturbed() {
+    local try mark rc moved
+    for try in 1 2 3; do
+        mark=$(machine_events)
+        WHY="" RETRY_TRY=$try
+        "$@"; rc=$?
+        [ "$rc" -eq 1 ] || return "$rc"
+        moved=$(events_moved "$mark") || return 1
+        echo "# try $try of $1: $WHY; meanwhile the machine took page cache ($moved)"
+    done
+    WHY="$WHY; in each of 3 tries the machine took page cache meanwhile ($moved): the measurement was disturbed, no verdict"
+    return 1
+}
 
 # kb_is WHAT GOT WANT: a kB figure is exactly what was expected.
 kb_is() {

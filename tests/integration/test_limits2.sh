@@ -270,10 +270,14 @@ if want pid && [ -n "$BIG" ]; then
             "$BIG" --hold > "$WORK/hold.$n.${#pids[@]}" 2>&1 &
             pids+=($!) HELD="$HELD $!"
         done
-        for i in $(seq 1 100); do
+        # Each holder says "ready" once it runs; on a loaded machine 30
+        # starts of a 160 MiB program take a while (60 s at most).
+        for i in $(seq 1 600); do
             [ "$(cat "$WORK"/hold.* 2>/dev/null | grep -c '^ready$')" -ge "$n" ] && break
             sleep 0.1
         done
+        assert "--pid all, $n processes: every one ready" equals "ready" \
+            "$(cat "$WORK"/hold.* 2>/dev/null | grep -c '^ready$')" "$n"
         if [ "$ASAN" = yes ]; then
             unlimited --pid all
         else
@@ -290,19 +294,38 @@ if want pid && [ -n "$BIG" ]; then
     done
     # Controls: just above what the loader needs, the scan runs out of
     # memory.  Each run is the whole answer (every pid) or an error with
-    # no summary (before: "0 processes, 0 files: 0B huge", exit 2).
-    errors=0
-    for v in 2600 2800 3000 3200 3400 3600; do
+    # no summary (before: "0 processes, 0 files: 0B huge", exit 2).  A
+    # process with 3000 mappings (2 MB of smaps) runs beside: some limit
+    # fails the scan at it alone, after the others were read (as a large
+    # process of anyone else on the machine may), where a summary used
+    # to follow the error (exit 2 and "N processes, ...").
+    python3 -c 'import mmap, signal
+m = [mmap.mmap(-1, 4096 * (1 + i % 3)) for i in range(3000)]
+print("ready", flush=True)
+signal.pause()' > "$WORK/maps.out" 2>&1 &
+    MAPS=$! HELD="$HELD $!"
+    for i in $(seq 1 600); do
+        grep -qs '^ready$' "$WORK/maps.out" && break
+        sleep 0.1
+    done
+    errors=0 at_maps=0
+    for v in 2600 2800 3000 3200 3400 3600 3800 4000 4200 4400 4600 4800; do
         [ "$ASAN" = yes ] && break
         ( ulimit -v "$v" && exec "$TOOL" --pid all ) > "$WORK/.p.out" 2> "$WORK/.p.err"
         T_RC=$? T_OUT=$(< "$WORK/.p.out") T_ERR=$(< "$WORK/.p.err")
         [ "$T_RC" -eq 127 ] && continue    # the loader could not map libc
         [ "$T_RC" -eq 2 ] && errors=$((errors + 1))
+        [[ $T_ERR == *"pid $MAPS: "*"Cannot allocate memory"* ]] && at_maps=$((at_maps + 1))
         assert "--pid all under ulimit -v $v: every pid, or an error without a summary" eval \
             '{ [ "$T_RC" -eq 2 ] && [ -n "$T_ERR" ] && [[ $T_OUT != *"processes, "* ]]; } ||
-             { [ "$T_RC" -eq 0 ] && [[ $T_OUT == *"$BIG: "*"and 22 more"* ]]; }'
+             { [ "$T_RC" -eq 0 ] && [[ $T_OUT == *"$BIG: "*"and 22 more"* ]]; } ||
+             { WHY="exit $T_RC, stderr [${T_ERR:0:300}], stdout ends [${T_OUT: -300}]"; false; }'
     done
-    echo "# --pid all: $errors of the runs under ulimit -v 2600 to 3600 ran out of memory"
+    echo "# --pid all: $errors of the runs under ulimit -v 2600 to 4800 ran out of memory, $at_maps at the 3000 mappings"
+    [ "$ASAN" = yes ] ||
+        assert "--pid all: some limit fails the scan at the process with 3000 mappings alone" \
+            eval '[ "$at_maps" -gt 0 ] || { WHY="no run failed at pid $MAPS"; false; }'
+    kill "$MAPS" 2>/dev/null; wait "$MAPS" 2>/dev/null
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 fi
 
