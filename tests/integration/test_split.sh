@@ -16,10 +16,6 @@
 #     of the body's last whole window (a read-around of ld.so's faults on
 #     it stays out of the body); the same headers with the gap taken out
 #     fail that check (the control);
-#   - the PT_LOAD after each body begins in the file 2 MiB past the end
-#     of the body's last whole window (a read-around of ld.so's faults on
-#     it stays out of the body); the same headers with the gap taken out
-#     fail that check (the control);
 #   - readelf reads it without a warning; eu-elflint says nothing new but
 #     "not fully contained" for the section a head cuts;
 #   - the bytes at every address of every PT_LOAD are the original's
@@ -31,18 +27,28 @@
 #     as they do in the original; the build ID is the original's;
 #   - the rewrite is idempotent (a second run: nothing to do);
 #   - llvm-strip keeps it start-aligned and running; a file stripped before
-#     the rewrite (the packaging order) is split and runs.
-# GNU strip and eu-strip after the split make files that do not run: the
-# test records it (docs/rewrite.md says it), so that a fixed binutils shows.
+#     the rewrite (the packaging order) is split and runs;
+#   - GNU strip, objcopy --strip-all and eu-strip after the split make
+#     files that do not run (recorded, so that a fixed binutils shows), and
+#     --check names each file, what made it and what to do, exit 2; for
+#     lld-pie also the rewrite, --report, --warm -n, JSON and a walk (an
+#     error, never skipped); the controls: the same four tools on the
+#     congruent layout give files that run and --check finds ready.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
 need_tool
 
 PHDRS=$LIB_DIR/phdrs.py
 
+# tool_says WORDS...: the tool's output holds each, in order, on one line.
 tool_says() {
-    case "$T_OUT$T_ERR" in *"$1"*) return 0 ;; esac
-    WHY="the tool did not say [$1]: $(echo "$T_OUT$T_ERR" | head -3 | tr '\n' ' ')"; return 1
+    local pat="*" w
+    for w; do pat="$pat$w*"; done
+    while IFS= read -r w; do
+        # shellcheck disable=SC2053
+        [[ $w == $pat ]] && return 0
+    done <<< "$T_OUT$T_ERR"
+    WHY="the tool did not say [$*]: $(echo "$T_OUT$T_ERR" | head -3 | tr '\n' ' ')"; return 1
 }
 start_aligned() { WHY=$(python3 "$PHDRS" start-aligned "$1") || return 1; }
 body_gap() { WHY=$(python3 "$PHDRS" body-gap "$1") || return 1; }
@@ -83,8 +89,8 @@ same_symbol() {
     command -v gdb >/dev/null || { WHY="gdb not installed"; return 2; }
     # gdb (BFD) warns that a section a head cuts is "outside of ELF
     # segments" (docs/rewrite.md); what it resolves is compared.
-    g1=$(gdb -batch -nx -ex "info symbol 0x$3" -ex "x/8xb 0x$3" "$1" 2>/dev/null)
-    g2=$(gdb -batch -nx -ex "info symbol 0x$3" -ex "x/8xb 0x$3" "$2" 2>/dev/null)
+    g1=$(gdb -batch -nx -iex "set auto-load off" -ex "info symbol 0x$3" -ex "x/8xb 0x$3" "$1" 2>/dev/null)
+    g2=$(gdb -batch -nx -iex "set auto-load off" -ex "info symbol 0x$3" -ex "x/8xb 0x$3" "$2" 2>/dev/null)
     case $g2 in "$4"*) ;; *) WHY="gdb: $(echo "$g2" | head -1)"; return 1 ;; esac
     [ "$g1" = "$g2" ] || { WHY="gdb differs: $(diff <(echo "$g1") <(echo "$g2") | grep '^[<>]' | tr '\n' ' ')"; return 1; }
 }
@@ -177,24 +183,86 @@ one_fixture() {
     strip_checks "$name" "$d" "$file" "$main"
 }
 
+# strip_with TOOL IN OUT: TOOL's way of stripping everything.
+strip_with() {
+    case $1 in
+        strip) strip -o "$3" "$2" ;;
+        objcopy) objcopy --strip-all "$2" "$3" ;;
+        eu-strip) eu-strip -o "$3" "$2" ;;
+        llvm-strip) llvm-strip -o "$3" "$2" ;;
+    esac > /dev/null 2>&1
+}
+
+# runs_as D FILE MAIN CAND: CAND in FILE's place runs and prints what the
+# original prints (a library: next to the original program).
+runs_as() {
+    local d=$1 file=$2 main=$3 cand=$4 r
+    if [ "$file" = "$main" ]; then run_same "$d/orig" "$cand"; return; fi
+    r=$(mktemp -d "$d/run.XXXXXX") || return 1
+    cp "$d/main-orig" "$r/$main" && cp "$cand" "$r/$file" || return 1
+    run_same "$d/o/$main" "$r/$main"
+}
+
+# What each strip leaves of a split file, and of the congruent layout (the
+# control): llvm-strip keeps the split; GNU strip, objcopy and eu-strip
+# make files that do not run, and every mode names the file, what made it
+# and what to do (exit 2, as for any damaged input).
 strip_checks() {
-    local name=$1 d=$2 file=$3 main=$4
-    [ "$file" = "$main" ] || return 0
-    if command -v llvm-strip >/dev/null; then
-        llvm-strip -o "$d/llvm-stripped" "$d/new"
-        assert "$name: llvm-strip keeps it start-aligned" start_aligned "$d/llvm-stripped"
-        assert "$name: llvm-strip: it runs and prints the same" run_same "$d/orig" "$d/llvm-stripped"
-    else
-        skip "$name: llvm-strip" "not installed"
+    local name=$1 d=$2 file=$3 main=$4 t says
+    for t in strip objcopy eu-strip llvm-strip; do
+        command -v "$t" > /dev/null || { skip "$name: $t" "not installed"; continue; }
+        strip_with "$t" "$d/cong" "$d/cong.$t"
+        assert "$name: $t on the congruent layout (control): runs and prints the same" \
+            runs_as "$d" "$file" "$main" "$d/cong.$t"
+        run_tool --check "$d/cong.$t"
+        assert "$name: $t on the congruent layout (control): --check: ready" tool_rc 0
+        strip_with "$t" "$d/new" "$d/new.$t"
+        if [ "$t" = llvm-strip ]; then
+            assert "$name: llvm-strip keeps it start-aligned" start_aligned "$d/new.$t"
+            assert "$name: llvm-strip: it runs and prints the same" runs_as "$d" "$file" "$main" "$d/new.$t"
+            run_tool --layout start --check "$d/new.$t"
+            assert "$name: llvm-strip: --check --layout start: ready" tool_rc 0
+            continue
+        fi
+        says="what GNU strip or objcopy leaves"
+        [ "$t" = eu-strip ] && says="is all zeros (what eu-strip leaves"
+        assert_not "$name: $t after the split: does not run (documented)" \
+            runs_as "$d" "$file" "$main" "$d/new.$t"
+        run_tool --layout start --check "$d/new.$t"
+        assert "$name: $t after the split: --check: exit 2 (damaged input)" tool_rc 2
+        assert "$name: $t after the split: --check names the file and what $t did" \
+            tool_says "$d/new.$t: " "$says"
+        assert "$name: $t after the split: --check says what to do" \
+            tool_says "strip before elfthp-align, use llvm-strip, or relink"
+    done
+    if [ "$file" = "$main" ]; then
+        strip -o "$d/stripped-first" "$d/orig"
+        run_tool --layout start --no-warm "$d/stripped-first"
+        assert "$name: stripped, then rewritten: start-aligned" start_aligned "$d/stripped-first"
+        assert "$name: stripped, then rewritten: runs" run_same "$d/orig" "$d/stripped-first"
     fi
-    strip -o "$d/stripped-first" "$d/orig"
-    run_tool --layout start --no-warm "$d/stripped-first"
-    assert "$name: stripped, then rewritten: start-aligned" start_aligned "$d/stripped-first"
-    assert "$name: stripped, then rewritten: runs" run_same "$d/orig" "$d/stripped-first"
-    # GNU strip rewrites the program headers at offset 64 and drops a
-    # section two PT_LOADs share from both: the result does not run.
-    strip -o "$d/gnu-stripped" "$d/new" 2>/dev/null
-    assert_not "$name: GNU strip after the split breaks it (documented)" run_same "$d/orig" "$d/gnu-stripped"
+    [ "$name" = lld-pie ] && strip_modes "$name" "$d"
+    return 0
+}
+
+# The same words in every mode (lld-pie, GNU strip and eu-strip).
+strip_modes() {
+    local name=$1 d=$2 t m
+    for t in strip eu-strip; do
+        [ -f "$d/new.$t" ] || continue
+        for m in "--layout start --no-warm -o $d/rw.$t" "--report" "--warm -n" "--check --format json"; do
+            # shellcheck disable=SC2086
+            run_tool $m "$d/new.$t"
+            assert "$name: $t after the split: $m: exit 2" tool_rc 2
+            assert "$name: $t after the split: $m: says what to do" \
+                tool_says "strip before elfthp-align, use llvm-strip, or relink"
+        done
+        mkdir -p "$d/walk.$t" && cp "$d/new.$t" "$d/walk.$t/prog"
+        run_tool --check -r "$d/walk.$t"
+        assert "$name: $t after the split, found by a walk: an error (exit 2), not skipped" tool_rc 2
+        assert "$name: $t after the split, found by a walk: named" \
+            tool_says "$d/walk.$t/prog: "
+    done
 }
 
 # The mutilated copy for the negative control: one byte of the text flipped.
@@ -221,4 +289,5 @@ while read -r n a f m; do
     "$TOOL" -q --layout start --no-warm -o "$WORK/$n/new" "$BUILD/$f" && mutilate "$WORK/$n"
     one_fixture "$n" "$f" "$m"
 done < "$BUILD/fixtures.txt"
+
 finish
