@@ -34,6 +34,12 @@
 #     lld-pie also the rewrite, --report, --warm -n, JSON and a walk (an
 #     error, never skipped); the controls: the same four tools on the
 #     congruent layout give files that run and --check finds ready.
+#   - a debug file made before the rewrite (objcopy --only-keep-debug,
+#     strip, --add-gnu-debuglink; lld-pie and gnu-pie): after the split the
+#     build ID and the debuglink CRC match it (a damaged copy's CRC does
+#     not), gdb finds a function of the head and of the body through it
+#     (not without it); objcopy --only-keep-debug of the split file gives
+#     gdb the same functions for the split program stripped by llvm-strip.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
 need_tool
@@ -163,6 +169,9 @@ one_fixture() {
     if [ -n "${sym_h:-}" ] && [ -n "${sym_b:-}" ]; then
         assert "$name: the head's $name_h named alike" same_symbol "$d/orig" "$d/new" "$sym_h" "$name_h"
         assert "$name: the body's $name_b named alike" same_symbol "$d/orig" "$d/new" "$sym_b" "$name_b"
+        # The lld and GNU ld layouts (time: gdb reads 12 MiB each run).
+        case $name in lld-pie|gnu-pie)
+            debug_checks "$name" "$d" "$sym_h" "$name_h" "$sym_b" "$name_b" ;; esac
     else
         skip "$name: gdb and addr2line" "no function symbol in the head or the body"
     fi
@@ -263,6 +272,72 @@ strip_modes() {
         assert "$name: $t after the split, found by a walk: named" \
             tool_says "$d/walk.$t/prog: "
     done
+}
+
+# debuglink_crc_ok FILE DEBUG: FILE's .gnu_debuglink names a CRC that is
+# DEBUG's.
+debuglink_crc_ok() {
+    WHY=$(python3 - "$1" "$2" << 'EOF'
+import subprocess, sys, zlib
+raw = subprocess.run(["objcopy", "--dump-section", ".gnu_debuglink=/dev/stdout",
+                      sys.argv[1], "/dev/null"], capture_output=True).stdout
+name = raw.split(b"\0", 1)[0]
+off = (len(name) + 1 + 3) & ~3
+want = int.from_bytes(raw[off:off + 4], "little")
+got = zlib.crc32(open(sys.argv[2], "rb").read()) & 0xffffffff
+if not name or want != got:
+    print(f"debuglink {name!r} CRC {want:#x}, {sys.argv[2]} has {got:#x}")
+    sys.exit(1)
+EOF
+) || return 1
+}
+
+# gdb_names FILE ADDR NAME [GDB ARGS...]: gdb resolves ADDR in FILE to NAME.
+gdb_names() {
+    local f=$1 a=$2 n=$3 g; shift 3
+    g=$(gdb -batch -nx -iex "set auto-load off" "$@" -ex "info symbol 0x$a" "$f" 2>/dev/null | tail -1)
+    case $g in "$n in section"*) ;; *) WHY="gdb: [$g], want $n"; return 1 ;; esac
+}
+
+# A separate debug file made before the rewrite (objcopy --only-keep-debug
+# and --add-gnu-debuglink, the order of dh_strip): after the split the
+# build ID and the CRC still match it, and gdb finds a function of the
+# head and of the body through it.  And objcopy --only-keep-debug of the
+# split file serves the split program (stripped with llvm-strip).
+debug_checks() {
+    local name=$1 d=$2 sh=$3 nh=$4 sb=$5 nb=$6 g=$2/dbg
+    command -v gdb > /dev/null || { skip "$name: debuglink" "gdb not installed"; return; }
+    mkdir -p "$g/alone"
+    objcopy --only-keep-debug "$d/orig" "$g/prog.debug" &&
+        strip --strip-all -o "$g/stripped" "$d/orig" &&
+        objcopy --add-gnu-debuglink="$g/prog.debug" "$g/stripped" "$g/prog" ||
+        { fail "$name: debuglink: objcopy and strip" "failed"; return; }
+    run_tool --layout start --no-warm "$g/prog"
+    assert "$name: debuglink: rewritten in place" tool_rc 0
+    assert "$name: debuglink: start-aligned" start_aligned "$g/prog"
+    assert "$name: debuglink: the build ID is the debug file's" equals "build ID" \
+        "$(build_id "$g/prog")" "$(build_id "$g/prog.debug")"
+    assert "$name: debuglink: the CRC matches the debug file" debuglink_crc_ok "$g/prog" "$g/prog.debug"
+    cp "$g/prog.debug" "$g/damaged.debug"
+    printf 'X' | dd of="$g/damaged.debug" bs=1 seek=100 conv=notrunc status=none
+    assert_not "$name: debuglink: control: a damaged debug file's CRC does not" \
+        debuglink_crc_ok "$g/prog" "$g/damaged.debug"
+    assert "$name: debuglink: gdb finds the head's $nh in the debug file" gdb_names "$g/prog" "$sh" "$nh"
+    assert "$name: debuglink: gdb finds the body's $nb in the debug file" gdb_names "$g/prog" "$sb" "$nb"
+    cp "$g/prog" "$g/alone/prog"
+    assert_not "$name: debuglink: control: without the debug file gdb does not" \
+        gdb_names "$g/alone/prog" "$sb" "$nb"
+    command -v llvm-strip > /dev/null || { skip "$name: only-keep-debug of the split" "no llvm-strip"; return; }
+    objcopy --only-keep-debug "$d/new" "$g/split.debug" 2> /dev/null
+    llvm-strip --strip-all -o "$g/split-stripped" "$d/new"
+    assert "$name: only-keep-debug of the split: the same build ID" equals "build ID" \
+        "$(build_id "$g/split.debug")" "$(build_id "$d/new")"
+    assert "$name: only-keep-debug of the split: gdb names the head's $nh with it" \
+        gdb_names "$g/split-stripped" "$sh" "$nh" -ex "symbol-file $g/split.debug"
+    assert "$name: only-keep-debug of the split: gdb names the body's $nb with it" \
+        gdb_names "$g/split-stripped" "$sb" "$nb" -ex "symbol-file $g/split.debug"
+    assert_not "$name: only-keep-debug of the split: control: without it gdb does not" \
+        gdb_names "$g/split-stripped" "$sb" "$nb"
 }
 
 # The mutilated copy for the negative control: one byte of the text flipped.
