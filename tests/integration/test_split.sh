@@ -40,6 +40,8 @@
 #     not), gdb finds a function of the head and of the body through it
 #     (not without it); objcopy --only-keep-debug of the split file gives
 #     gdb the same functions for the split program stripped by llvm-strip.
+# And Go: a cgo program (tests/glibc/gocgo, GNU ld through cgo) gets every
+# check above; a static one (Go's linker) --check -v says has no ld.so.
 . "$(dirname "$0")/lib.sh"
 need_builddir "$@"
 need_tool
@@ -365,4 +367,32 @@ while read -r n a f m; do
     one_fixture "$n" "$f" "$m"
 done < "$BUILD/fixtures.txt"
 
+# Go: a cgo program (Go's external link: GNU ld lays out the file, and
+# ld.so loads it) and a static one (Go's own linker; no ld.so to take a
+# body: --check -v says so).  The cgo program is the walker of make
+# check-glibc (tests/glibc/gocgo: 24 MiB of C text called from Go).
+GO_DIR=$BUILD/go-split
+build_go() {  # build_go OUT CGO DIR
+    [ -x "$GO_DIR/$1" ] && [ "$GO_DIR/$1" -nt "$3/main.go" ] && return 0
+    (cd "$3" && CGO_ENABLED=$2 GOFLAGS=-mod=mod GOCACHE=$BUILD/go/cache \
+        GOPATH=$BUILD/go/gopath HOME=$BUILD/go go build -o "$GO_DIR/$1" .) \
+        > "$GO_DIR/$1.log" 2>&1 ||
+        { WHY="go build: $(tail -3 "$GO_DIR/$1.log" | tr '\n' ' ')"; return 1; }
+}
+if ! command -v go > /dev/null; then
+    skip "go-cgo and go-static" "go not installed (make deps installs golang-go)"
+    finish
+fi
+mkdir -p "$GO_DIR"
+if assert "go-cgo: builds" build_go gocgo 1 "$REPO_ROOT/tests/glibc/gocgo"; then
+    mkdir -p "$WORK/go-cgo"
+    "$TOOL" -q --layout start --no-warm -o "$WORK/go-cgo/new" "$GO_DIR/gocgo" && mutilate "$WORK/go-cgo"
+    one_fixture go-cgo go-split/gocgo go-split/gocgo
+fi
+if assert "go-static: builds" build_go gostatic 0 "$REPO_ROOT/tests/fixtures/go"; then
+    run_tool --layout start --check -v "$GO_DIR/gostatic"
+    assert "go-static: --check -v: no ld.so to take it" tool_says "n/a (static: no ld.so)"
+    assert_not "go-static: --check -v: control: no ld.so's rule said to take it" \
+        tool_says "glibc.elf.thp yes"
+fi
 finish
