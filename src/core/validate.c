@@ -168,43 +168,41 @@ check_pt_phdr(const struct elf_layout *L, struct plan_error *e)
  * the PT_LOADs, so the loader maps the table where .interp or the notes
  * were.  (llvm-strip's copy of a section two PT_LOADs share, appended at
  * the end of the file, leaves the mapped bytes as they were: accepted.)
+ * Only the PT_LOAD that holds the table's first byte is looked at, once
+ * per section: O(segments + sections), whatever a hostile file holds.
  */
 static bool
-table_over_section(const struct elf_layout *L, const struct sec_desc *c,
-    size_t *load)
+table_over_section(const struct elf_layout *L, const struct seg_desc *s,
+    const struct sec_desc *c)
 {
 	uint64_t len = L->nsegs * L->phentsize, at, n;
-	size_t i;
 
-	for (i = 0; i < L->nsegs; i++) {
-		const struct seg_desc *s = &L->segs[i];
-
-		if (s->type != PT_LOAD || c->addr < s->vaddr ||
-		    c->addr - s->vaddr >= s->filesz)
-			continue;
-		at = s->offset + (c->addr - s->vaddr);
-		n = s->filesz - (c->addr - s->vaddr);
-		if (at != c->offset &&
-		    ranges_overlap(L->phoff, len, at, c->size < n ? c->size : n)) {
-			*load = i;
-			return true;
-		}
-	}
-	return false;
+	if (c->addr < s->vaddr || c->addr - s->vaddr >= s->filesz)
+		return false;
+	at = s->offset + (c->addr - s->vaddr);
+	n = s->filesz - (c->addr - s->vaddr);
+	return at != c->offset &&
+	    ranges_overlap(L->phoff, len, at, c->size < n ? c->size : n);
 }
 
 static int
 check_sections_mapped(const struct elf_layout *L, struct plan_error *e)
 {
-	size_t i, k = 0;
+	size_t i, k;
 
+	for (k = 0; k < L->nsegs; k++)
+		if (L->segs[k].type == PT_LOAD && L->phoff >= L->segs[k].offset &&
+		    L->phoff - L->segs[k].offset < L->segs[k].filesz)
+			break;
+	if (k == L->nsegs)
+		return 0;	/* the table is not loaded: nothing maps it */
 	for (i = 0; i < L->nsecs; i++) {
 		const struct sec_desc *c = &L->secs[i];
 
 		if (c->type == SHT_NOBITS || c->type == SHT_NULL ||
 		    c->size == 0 || !(c->flags & SHF_ALLOC))
 			continue;
-		if (table_over_section(L, c, &k))
+		if (table_over_section(L, &L->segs[k], c))
 			return plan_fail(e, PLAN_SEC_MISPLACED, i, k, L->phoff);
 	}
 	return 0;
