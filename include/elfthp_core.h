@@ -220,6 +220,12 @@ enum plan_err {
 	PLAN_PAGE_SHARED,
 	PLAN_GROWTH,		/* a header asks for padding beyond the limit */
 	PLAN_VERIFY,
+	PLAN_PHDRS_ZEROED,	/* every program header is zeros (eu-strip of
+				   a split file) */
+	PLAN_PHDR_STALE,	/* PT_PHDR names another place than e_phoff */
+	PLAN_SEC_MISPLACED,	/* a section's bytes are not where its
+				   PT_LOAD maps its address (GNU strip of a
+				   split file) */
 };
 
 struct plan_error {

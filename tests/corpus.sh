@@ -94,6 +94,7 @@ REFUSALS = [
     ("p_filesz > p_memsz", r"exceeds p_memsz"),
     ("PT_LOAD not page-congruent", r"not congruent modulo the page size"),
     ("p_align not a power of two", r"is not a power of two"),
+    ("stripped after a split", r"leaves of a file split by --layout start"),
     ("malformed headers", r"unknown ELF (class|data encoding|version)|e_(ph|sh)entsize .* is wrong|"
                           r"no program headers|PN_XNUM|no PT_LOAD segment|inconsistent"),
 ]

@@ -79,6 +79,42 @@ input_error(const struct plan_error *e, char *buf, size_t len)
 	return true;
 }
 
+/*
+ * What a strip after a split (--layout start) leaves: the file does not
+ * run; the rewrite cannot repair it, only what made it can.
+ */
+#define STRIPPED_SPLIT " (what %s leaves of a file split by --layout " \
+	"start): it cannot run as it is; strip before elfthp-align, use " \
+	"llvm-strip, or relink"
+
+static bool
+stripped_error(const struct plan_error *e, char *buf, size_t len)
+{
+	unsigned long long v = e->value;
+
+	switch (e->code) {
+	case PLAN_PHDRS_ZEROED:
+		snprintf(buf, len, "the program header table (%zu entries at "
+		    "0x%llx) is all zeros" STRIPPED_SPLIT, e->other, v,
+		    "eu-strip");
+		break;
+	case PLAN_PHDR_STALE:
+		snprintf(buf, len, "PT_PHDR %zu (at 0x%llx) does not describe "
+		    "the program header table" STRIPPED_SPLIT, e->index, v,
+		    "a strip");
+		break;
+	case PLAN_SEC_MISPLACED:
+		snprintf(buf, len, "the program header table (at 0x%llx) lies "
+		    "over the bytes PT_LOAD %zu maps at section %zu's address: "
+		    "the program headers no longer describe the sections"
+		    STRIPPED_SPLIT, v, e->other, e->index, "GNU strip or objcopy");
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
 /* A limit the rewrite would pass, or the plan check's refusal. */
 static bool
 limit_error(const struct plan_error *e, char *buf, size_t len)
@@ -169,6 +205,7 @@ layout_error(const struct plan_error *e, char *buf, size_t len)
 void
 plan_strerror(const struct plan_error *e, char *buf, size_t len)
 {
-	if (!input_error(e, buf, len) && !limit_error(e, buf, len))
+	if (!input_error(e, buf, len) && !stripped_error(e, buf, len) &&
+	    !limit_error(e, buf, len))
 		layout_error(e, buf, len);
 }

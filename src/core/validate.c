@@ -7,9 +7,11 @@
  * their entry sizes; here every segment and section must lie inside the
  * file, fit its class's address space, and PT_LOADs must not share file
  * bytes; last, each must load on the smallest page (offset and address
- * congruent modulo 4 KiB).  The planner, the findings, --compat, --report and
- * --warm then assume a valid layout; a refusal here reads the same and
- * exits 2 in all of them.  Pure.
+ * congruent modulo 4 KiB).  Before that last rule, what a strip of a split
+ * file leaves is named (a table of zeros, a stale PT_PHDR, a table mapped
+ * where a section's bytes were).  The planner, the findings,
+ * --compat, --report and --warm then assume a valid layout; a refusal
+ * here reads the same and exits 2 in all of them.  Pure.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -117,6 +119,95 @@ check_shdr_table(const struct elf_layout *L, struct plan_error *e)
 }
 
 
+/*
+ * What a tool that rewrites a file without understanding its program
+ * header table leaves (docs/rewrite.md, "What other tools make of a split
+ * file"): each is named before the rules it also breaks, so that the
+ * message says what happened instead of "no PT_LOAD" or "not congruent".
+ * A table of nothing but zeros: eu-strip of a split file.
+ */
+static bool
+seg_is_zero(const struct seg_desc *s)
+{
+	return s->type == 0 && s->flags == 0 && s->offset == 0 &&
+	    s->vaddr == 0 && s->paddr == 0 && s->filesz == 0 &&
+	    s->memsz == 0 && s->align == 0;
+}
+
+static int
+check_table_zeroed(const struct elf_layout *L, struct plan_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsegs; i++)
+		if (!seg_is_zero(&L->segs[i]))
+			return 0;
+	if (L->nsegs == 0)
+		return 0;
+	return plan_fail(e, PLAN_PHDRS_ZEROED, SIZE_MAX, L->nsegs, L->phoff);
+}
+
+/* PT_PHDR is where ld.so finds the table: it must name e_phoff. */
+static int
+check_pt_phdr(const struct elf_layout *L, struct plan_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < L->nsegs; i++)
+		if (L->segs[i].type == PT_PHDR && L->segs[i].offset != L->phoff)
+			return plan_fail(e, PLAN_PHDR_STALE, i, 0,
+			    L->segs[i].offset);
+	return 0;
+}
+
+/*
+ * The program header table must not lie over the bytes a PT_LOAD maps at
+ * a section's address, unless those are the section's own bytes: GNU
+ * strip and objcopy of a split file put the longer table back at offset
+ * 64 and shift the sections after it to other offsets, without changing
+ * the PT_LOADs, so the loader maps the table where .interp or the notes
+ * were.  (llvm-strip's copy of a section two PT_LOADs share, appended at
+ * the end of the file, leaves the mapped bytes as they were: accepted.)
+ * Only the PT_LOAD that holds the table's first byte is looked at, once
+ * per section: O(segments + sections), whatever a hostile file holds.
+ */
+static bool
+table_over_section(const struct elf_layout *L, const struct seg_desc *s,
+    const struct sec_desc *c)
+{
+	uint64_t len = L->nsegs * L->phentsize, at, n;
+
+	if (c->addr < s->vaddr || c->addr - s->vaddr >= s->filesz)
+		return false;
+	at = s->offset + (c->addr - s->vaddr);
+	n = s->filesz - (c->addr - s->vaddr);
+	return at != c->offset &&
+	    ranges_overlap(L->phoff, len, at, c->size < n ? c->size : n);
+}
+
+static int
+check_sections_mapped(const struct elf_layout *L, struct plan_error *e)
+{
+	size_t i, k;
+
+	for (k = 0; k < L->nsegs; k++)
+		if (L->segs[k].type == PT_LOAD && L->phoff >= L->segs[k].offset &&
+		    L->phoff - L->segs[k].offset < L->segs[k].filesz)
+			break;
+	if (k == L->nsegs)
+		return 0;	/* the table is not loaded: nothing maps it */
+	for (i = 0; i < L->nsecs; i++) {
+		const struct sec_desc *c = &L->secs[i];
+
+		if (c->type == SHT_NOBITS || c->type == SHT_NULL ||
+		    c->size == 0 || !(c->flags & SHF_ALLOC))
+			continue;
+		if (table_over_section(L, &L->segs[k], c))
+			return plan_fail(e, PLAN_SEC_MISPLACED, i, k, L->phoff);
+	}
+	return 0;
+}
+
 /* Every header inside the file; PT_LOADs checked one by one. */
 static int
 check_segments(const struct elf_layout *L, struct plan_error *e)
@@ -188,8 +279,10 @@ int
 layout_validate(const struct elf_layout *L, struct plan_error *e)
 {
 	*e = (struct plan_error){ .code = PLAN_OK };
-	if (check_segments(L, e) != 0 || check_sections(L, e) != 0 ||
+	if (check_table_zeroed(L, e) != 0 ||
+	    check_segments(L, e) != 0 || check_sections(L, e) != 0 ||
 	    check_shdr_table(L, e) != 0 || check_no_overlap(L, e) != 0 ||
+	    check_pt_phdr(L, e) != 0 || check_sections_mapped(L, e) != 0 ||
 	    check_loadable(L, e) != 0)
 		return -1;
 	return 0;

@@ -21,7 +21,7 @@
 #        relink  linked so that text starts on 2 MiB (lld -z
 #                separate-loadable-segments, GNU ld -z separate-code, both
 #                -z max-page-size=0x200000);
-#      and a static Go program (no ld.so: recorded, not asserted).
+#      and a static Go program (no ld.so: --check -v must say so).
 #   3. on a loop-mounted ext4 image (read_ahead_kb: the loop device's
 #      default, 128 and 8192) and an XFS image (128), each file's page
 #      cache dropped (fsync + POSIX_FADV_DONTNEED, tests/vm/dropcache.c),
@@ -135,6 +135,12 @@ for k in lld-pie bfd-pie exec libwalker.so gocgo gostatic; do
     chmod 755 "$B/split/$k"
 done
 log "static Go program: $(tr '\n' ' ' < "$WORK/check-gostatic.txt")"
+# A static program has no ld.so to take a body: --check -v says so (and
+# no ld.so's rule is said to take it).
+grep -q "glibc.elf.thp n/a (static: no ld.so)" "$WORK/check-gostatic.txt" &&
+    ! grep -q "glibc.elf.thp yes" "$WORK/check-gostatic.txt" &&
+    ok "gostatic: --check -v: no ld.so takes it" ||
+    fail "gostatic: --check -v did not say that no ld.so takes it"
 
 # start_aligned FILE: a read-only PT_LOAD with p_vaddr and p_offset on 2 MiB
 # and a full window in it.

@@ -262,6 +262,85 @@ test_shdrs_over_a_section(void **state)
 	accepted(f);
 }
 
+/*
+ * What eu-strip leaves of a split file: every program header zeros.  Named
+ * before "no PT_LOAD"; one field that is not zero (even p_paddr) makes it
+ * an ordinary table again.
+ */
+static void
+test_table_zeroed(void **state)
+{
+	struct fixture *f = *state = new_file(ET_DYN, SIZE);
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		seg(f, PT_NULL, 0, 0, 0, 0, 0, 0);
+	refused(f, PLAN_PHDRS_ZEROED, "program header table (3 entries at "
+	    "0x40) is all zeros (what eu-strip leaves");
+	f->segs[2].paddr = 1;
+	refused(f, PLAN_NO_LOAD, "no PT_LOAD");
+	f->segs[2].paddr = 0;
+	f->segs[1].align = 1;
+	refused(f, PLAN_NO_LOAD, "no PT_LOAD");
+	f->L.nsegs = 0;			/* no table at all: not "zeros" */
+	refused(f, PLAN_NO_LOAD, "no PT_LOAD");
+}
+
+/* PT_PHDR, where ld.so finds the table, names e_phoff or is refused. */
+static void
+test_stale_pt_phdr(void **state)
+{
+	struct fixture *f = base(state);
+	size_t p = seg(f, PT_PHDR, PF_R, 64, 64, 3 * 56, 3 * 56, 8);
+
+	accepted(f);
+	f->segs[p].offset = 64 + 56;
+	refused(f, PLAN_PHDR_STALE, "PT_PHDR 2 (at 0x78) does not describe");
+	f->segs[1].vaddr += 1;		/* and incongruent: named first */
+	refused(f, PLAN_PHDR_STALE, "strip before elfthp-align");
+}
+
+/*
+ * What GNU strip and objcopy leave of a split file: the longer table at
+ * offset 64, over the bytes the first PT_LOAD maps at .interp's address,
+ * and .interp shifted after it.  The table's last byte against the
+ * section's first, both ways; a section that holds its own mapped bytes
+ * (the table inside it), one outside every PT_LOAD's file image and
+ * llvm-strip's appended copy of a cut section are accepted.
+ */
+static void
+test_table_over_section(void **state)
+{
+	struct fixture *f = base(state);
+	uint64_t end = 64 + 2 * 56;	/* the table: [64, 176) */
+	size_t s = sec(f, SHT_PROGBITS, SHF_ALLOC, end, end, 0x1c, 1);
+
+	accepted(f);			/* .interp right after the table */
+	f->secs[s].offset = end + 8;	/* shifted, the table short of it */
+	accepted(f);
+	f->secs[s].addr = end - 1;	/* its address under the table */
+	f->secs[s].offset = end + 7;
+	refused(f, PLAN_SEC_MISPLACED, "the program header table (at 0x40) "
+	    "lies over the bytes PT_LOAD 0 maps at section 0's address");
+	f->segs[1].vaddr += 1;		/* and incongruent: named first */
+	refused(f, PLAN_SEC_MISPLACED, "what GNU strip or objcopy leaves");
+	f->segs[1].vaddr -= 1;
+	f->secs[s].offset = end - 1;	/* its own bytes: fine */
+	accepted(f);
+	f->secs[s].offset = end + 7;
+	f->secs[s].flags = 0;		/* not allocated: no address */
+	accepted(f);
+	f->secs[s].flags = SHF_ALLOC;
+	f->secs[s].type = SHT_NOBITS;	/* no bytes */
+	accepted(f);
+	f->secs[s].type = SHT_PROGBITS;
+	f->secs[s].addr = K(16) + 0x100;	/* in the text, copied away */
+	f->secs[s].offset = SIZE - K(4);
+	accepted(f);
+	f->secs[s].addr = K(8);		/* in no PT_LOAD's file image */
+	accepted(f);
+}
+
 int
 main(void)
 {
@@ -280,6 +359,9 @@ main(void)
 		T(test_section_overflow),
 		T(test_shdrs_overlap),
 		T(test_shdrs_over_a_section),
+		T(test_table_zeroed),
+		T(test_stale_pt_phdr),
+		T(test_table_over_section),
 	};
 
 	return cmocka_run_group_tests_name("layout_validate", tests, NULL,

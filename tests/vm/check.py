@@ -32,6 +32,9 @@ tests/vm/guest.sh) and checks:
     MADV_COLLAPSE works (--host's rule for khugepaged), else 0 kB; a process
     idle under always maps 0 kB, and --pid says huge-in-cache where
     khugepaged collapsed its windows (7.2), small-folios elsewhere;
+  - amd64: the split fixtures (--layout start: lld and GNU ld PIEs, an
+    ET_EXEC, a library, a cgo program) run under Debian 12's glibc and
+    print what the originals print; a damaged one does not (the control);
   - the results equal RESULTS (tests/vm/results.txt, what docs/runtime.md's
     table is made from), the kernel's exact release aside; with --update,
     RESULTS is rewritten instead.
@@ -364,10 +367,39 @@ def check_guest(c, vm, name):
                 f"{name} btrfs: --host measures no MADV_COLLAPSE there",
                 f"{host_verdict(js, 'btrfs')}")
     check_khugepaged(c, name, kb, js, full)
+    if arch == "amd64":
+        check_split(c, name, console, js)
     tmpfs = next((r for r in rows if r["fs"] == "tmpfs"), None)
     if tmpfs:
         check_report(c, name, js, tmpfs, pmd)
     return rows
+
+
+SPLIT_KINDS = ("lld-pie", "bfd-pie", "exec", "lib", "gocgo")
+
+
+def check_split(c, name, console, js):
+    """amd64: the split fixtures run under Debian 12's glibc and print what
+    the originals print; the damaged one does not (the control)."""
+    runs = {}
+    for line in console.replace("\r", "").splitlines():
+        m = re.match(r"^VMS (\S+) (\S+) (\d+) ?(.*)$", line)
+        if m:
+            runs[(m[1], m[2])] = (int(m[3]), m[4])
+    for k in SPLIT_KINDS:
+        o, t = runs.get(("orig", k)), runs.get(("tool", k))
+        if not c.check(o is not None and o[0] == 0 and o[1].startswith("walked, sum "),
+                       f"{name}: split fixture {k} as linked runs", f"{o}"):
+            continue
+        c.check(t == o, f"{name}: {k} split by --layout start runs and prints the same "
+                f"under Debian 12's glibc ({o[1]})", f"orig {o}, split {t}")
+    ver = " ".join(str(o) for o in js.get(("-", "split-glibc"), []))
+    c.check(re.search(r"\b2\.36\b", ver) is not None,
+            f"{name}: the split fixtures ran under glibc 2.36 (Debian 12's)", f"ld.so says [{ver}]")
+    d, o = runs.get(("damaged", "lld-pie")), runs.get(("orig", "lld-pie"))
+    c.check(d is not None and o is not None and d != o,
+            f"{name}: control: the split lld-pie with one byte of its body changed "
+            "does not print the same", f"orig {o}, damaged {d}")
 
 
 def fmt(row):

@@ -12,6 +12,7 @@
 #                      file's mappings in the running fixture
 #   VMJ FS WHAT JSON   one line of the tool's JSON output (or ERR ...)
 #   VMX FS WHAT RC     an exit status
+#   VMS VAR NAME RC OUT a split fixture's run (below)
 #   VMERR TEXT         something that could not be done or measured
 #   VMDONE             the last line
 # Cases: orig (the fixture as linked, copied with cp), rewrite (elfthp-align
@@ -161,6 +162,23 @@ json() {
     while read -r l; do echo "VMJ $fs $what $l"; done < /tmp/json.out
     [ -s /tmp/json.err ] && err "$fs $what stderr: $(head -3 /tmp/json.err | tr '\n' ' ')"
 }
+
+# The split (--layout start) on programs with an ld.so (amd64 guests,
+# Debian 12's glibc in the initramfs): each fixture as linked (orig),
+# rewritten (tool), and one rewritten and damaged (the control), run once:
+#   VMS VARIANT NAME RC FIRST-LINE-OF-OUTPUT
+if [ -d /split ]; then
+    t0=$(date +%s)
+    echo "VMJ - split-glibc $(/lib64/ld-linux-x86-64.so.2 --version 2>&1 | head -1)"
+    for v in orig tool damaged; do
+        for k in $(ls /split/$v); do
+            case $k in *.so) continue ;; esac
+            out=$(/split/$v/$k 2>&1)
+            echo "VMS $v $k $? $(echo "$out" | head -1)"
+        done
+    done
+    echo "VMJ - split-seconds $(($(date +%s) - t0))"
+fi
 
 # The model, before anything runs: --report on the original.
 json - report-orig $T --report --format json --page-size "$PAGE" /fix/vmfix

@@ -14,6 +14,8 @@
 #     the arm64 -dev packages' .a files in build/vm/sysroot-arm64), with
 #     tests/vm/vmfix.c (a static lld program with 16 MiB of text, 128 MiB
 #     on 16K pages) and tests/vm/dropcache.c;
+#   - amd64 guests also get the split fixtures (split_fixtures below) and
+#     Debian 12's glibc to run them;
 #   - an initramfs holds them, the modules for virtio disks, loop, ext4 and
 #     XFS (and what modules.dep says they need), the kernel's config as
 #     /boot/config-RELEASE (what --host reads on Debian) and
@@ -154,6 +156,60 @@ build_arch() {
     echo "$stamp" > "$o/.stamp"
 }
 
+# split_fixtures: the start-aligned split (--layout start) on programs that
+# need an ld.so, for the amd64 guests: tests/glibc/walker.c with 6 MiB of
+# text as an lld PIE, a GNU ld PIE (-z separate-code), an ET_EXEC, a
+# library (lld) with a program using it, and the cgo program (GNU ld
+# through cgo); each as linked (orig) and rewritten with the guest's own
+# static tool (tool); and the lld PIE rewritten with one byte of its text
+# changed (damaged: the control, its walk prints another sum).  Debian
+# 12's glibc (libc6 from the private bookworm lists) is their ld.so and
+# libc in the guest.  In $VM/split (rebuilt when the sources change).
+split_fixtures() {
+    local o=$VM/split w=$ROOT/tests/glibc stamp deb k
+    stamp=$( (cat "$VM/amd64/.stamp" "$w/walker.c" "$w/walker_main.c" "$w"/gocgo/*) |
+             sha256sum | cut -d' ' -f1)
+    [ "$(cat "$o/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+    command -v go > /dev/null || { WHY="go not installed (make deps installs golang-go)"; return 1; }
+    echo "# building the split fixtures"
+    rm -rf "$o" && mkdir -p "$o"/{orig,tool,damaged,glibc} "$VM/gocache" || return 1
+    deb=$(fetch libc6 amd64) && extract "$deb" "$VM/libc6-amd64" || { WHY="libc6:amd64"; return 1; }
+    cp -a "$VM/libc6-amd64"/. "$o/glibc/" && rm -rf "$o/glibc/usr/share" || return 1
+    local c="gcc -O1 -DTEXT_BYTES=6291456" d=$o/orig
+    $c -fPIE -pie -fuse-ld=lld -o "$d/lld-pie" "$w/walker.c" &&
+    $c -fPIE -pie -fuse-ld=bfd -Wl,-z,separate-code -o "$d/bfd-pie" "$w/walker.c" &&
+    $c -fno-pie -no-pie -fuse-ld=bfd -Wl,-z,separate-code -o "$d/exec" "$w/walker.c" &&
+    $c -fPIC -shared -DWALKER_LIB -fuse-ld=lld -o "$d/libwalker.so" "$w/walker.c" &&
+    gcc -O1 -o "$d/lib" "$w/walker_main.c" -L"$d" -lwalker -Wl,-rpath,/split/orig &&
+    (cd "$w/gocgo" && GOCACHE=$VM/gocache GOFLAGS=-mod=mod CGO_ENABLED=1 \
+        CGO_CFLAGS="-O1 -DTEXT_BYTES=6291456" go build -o "$d/gocgo" \
+        -ldflags="-extldflags '-fuse-ld=bfd -Wl,-z,separate-code'" .) ||
+        { WHY="building the split fixtures failed"; return 1; }
+    gcc -O1 -o "$o/tool/lib" "$w/walker_main.c" -L"$d" -lwalker -Wl,-rpath,/split/tool || return 1
+    for k in lld-pie bfd-pie exec libwalker.so gocgo; do
+        "$VM/amd64/elfthp-align" -q --layout start --no-warm -o "$o/tool/$k" "$d/$k" ||
+            { WHY="elfthp-align --layout start $k failed"; return 1; }
+        [ "$(python3 "$ROOT/tests/integration/phdrs.py" heads "$o/tool/$k" | wc -l)" -ge 1 ] ||
+            { WHY="$k was not split"; return 1; }
+    done
+    # The byte 3 MiB into the walked text (in the body), found through
+    # the PT_LOAD that maps it.
+    cp "$o/tool/lld-pie" "$o/damaged/lld-pie" &&
+        k=$(readelf -sW "$o/tool/lld-pie" | awk '$8 == "walk_pad_start" { print $2 }') &&
+        python3 - "$o/damaged/lld-pie" "$((0x$k + (3 << 20)))" << 'EOF' || { WHY="damaging"; return 1; }
+import struct, sys
+f = open(sys.argv[1], "r+b")
+d = f.read(); va = int(sys.argv[2])
+phoff, = struct.unpack_from("<Q", d, 0x20); ent, num = struct.unpack_from("<HH", d, 0x36)
+for i in range(num):
+    t, fl, off, v, pa, fsz, msz, al = struct.unpack_from("<IIQQQQQQ", d, phoff + i * ent)
+    if t == 1 and v <= va < v + fsz:
+        f.seek(off + va - v); f.write(bytes([d[off + va - v] ^ 0xff])); sys.exit(0)
+sys.exit(1)
+EOF
+    echo "$stamp" > "$o/.stamp"
+}
+
 # modules KDIR RELEASE OUT [MORE]: copy the modules the guest loads (and what
 # modules.dep says they need) into OUT/lib/modules, uncompressed, and list
 # them in load order in OUT/etc/modules.list.  Built-in ones are skipped.
@@ -246,6 +302,11 @@ prepare() {
     cp "$VM/$arch/elfthp-align" "$VM/$arch/dropcache" "$g/root/usr/bin/"
     pad=16; [ "$page" = 16k ] && pad=128
     cp "$VM/$arch/vmfix-$pad" "$g/root/fix/vmfix"
+    if [ "$arch" = amd64 ]; then
+        cp -a "$VM/split/glibc/." "$g/root/" && mkdir -p "$g/root/split" &&
+            cp -a "$VM/split/orig" "$VM/split/tool" "$VM/split/damaged" "$g/root/split/" ||
+            { WHY="cannot copy the split fixtures"; return 1; }
+    fi
     cp "$HERE/guest.sh" "$g/root/init" && chmod 755 "$g/root/init"
     printf 'PAGE=%s\nFSS="%s"\n' "$page" "$fss" > "$g/root/etc/vm.conf"
     (cd "$g/root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 > "$g/initrd.gz" ||
@@ -289,7 +350,8 @@ sel=("$@")
 picked() { [ ${#sel[@]} -eq 0 ] || printf '%s\n' "${sel[@]}" | grep -qx "$1"; }
 for a in amd64 arm64; do
     grep -v '^#' "$MATRIX" | while read -r name arch rest; do
-        [ "$arch" = "$a" ] && picked "$name" && echo "$a"; done | grep -q . && build_arch "$a"
+        [ "$arch" = "$a" ] && picked "$name" && echo "$a"; done | grep -q . && build_arch "$a" &&
+        if [ "$a" = amd64 ]; then split_fixtures || die "split fixtures: $WHY"; fi
 done
 names=()
 while read -r name arch page spec fss; do
