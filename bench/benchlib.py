@@ -270,10 +270,12 @@ def hfpool(out, paths):
 
 def measure_table(opts, rows):
     """The README's "what does it buy?" table from --measure JSON objects:
-    one row per LABEL=FILE, the machine, kernel and THP mode above it."""
-    def metric(d, name):
+    one row per LABEL=FILE and comparison (the toggle's small and huge
+    rounds; with --before, the original against the rewritten file), the
+    machine, kernel and THP mode above it."""
+    def metric(d, name, comp):
         for m in d["summary"]:
-            if m["metric"] == name:
+            if m["metric"] == name and m.get("comparison", "toggle") == comp:
                 return m
         return None
 
@@ -283,33 +285,41 @@ def measure_table(opts, rows):
     print(f"Machine: {opts['machine']}; kernel {opts['kernel']}; THP `enabled={opts['thp']}`; "
           f"files on {opts['fs']}; load average {opts['load']}.")
     print()
-    print("| workload | PMD-mapped (huge rounds) | verified pairs | wall, small → huge (medians) "
+    print("| workload | comparison | PMD-mapped (huge rounds) | verified pairs | wall, small → huge (medians) "
           "| wall, huge/small (median pair) | user time, huge/small | iTLB misses |")
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
+    names = {"toggle": "toggle (same file, text small / huge)",
+             "before-after": "before → after (the original / the rewritten file)"}
     for label, path in rows:
         d = json.load(open(path))
         kb = sum(f.get("pmd_kB_when_huge") or 0 for f in d["files"])
-        w, u, it = metric(d, "wall_s"), metric(d, "user_s"), metric(d, "itlb_misses")
-        if not w or not w["pairs"]:
-            print(f"| {label} | {kb} kB | 0 of {d['pairs_run']} | - | - | - | - |")
-            continue
-        noise = ", within noise" if w["within_noise"] else ""
-        if w.get("ci_low") is not None:
-            span = f"95 % interval {pct(w['ci_low'])} .. {pct(w['ci_high'])}"
-        else:
-            span = f"pairs {pct(w['ratio_min'])} .. {pct(w['ratio_max'])}, no interval"
-        wall = f"{pct(w['ratio_median'])} ({span}{noise})"
-        user = f"{pct(u['ratio_median'])}" + (", within noise" if u["within_noise"] else "")
-        if d.get("confounds"):
-            user += " (confound: " + "; ".join(d["confounds"]) + ")"
-        if it["not_available"]:
-            itlb = "not available (no PMU on this machine)"
-        elif it["pairs"]:
-            itlb = pct(it["ratio_median"])
-        else:
-            itlb = "-"
-        print(f"| {label} | {kb} kB | {d['pairs_valid']} of {d['pairs_run']} | "
-              f"{w['small_median']:.2f} s → {w['huge_median']:.2f} s | {wall} | {user} | {itlb} |")
+        comps = d.get("comparisons") or [{"comparison": "toggle", "pairs_run": d["pairs_run"],
+                                          "pairs_valid": d["pairs_valid"]}]
+        for c in comps:
+            comp = c["comparison"]
+            w, u, it = (metric(d, m, comp) for m in ("wall_s", "user_s", "itlb_misses"))
+            head = f"| {label} | {names.get(comp, comp)} | {kb} kB | {c['pairs_valid']} of {c['pairs_run']} |"
+            if not w or not w["pairs"]:
+                print(f"{head} - | - | - | - |")
+                continue
+            noise = ", within noise" if w["within_noise"] else ""
+            if w.get("ci_low") is not None:
+                span = f"95 % interval {pct(w['ci_low'])} .. {pct(w['ci_high'])}"
+            else:
+                span = f"pairs {pct(w['ratio_min'])} .. {pct(w['ratio_max'])}, no interval"
+            wall = f"{pct(w['ratio_median'])} ({span}{noise})"
+            user = f"{pct(u['ratio_median'])}" + (", within noise" if u["within_noise"] else "")
+            if u.get("ci_low") is not None:
+                user += f" ({pct(u['ci_low'])} .. {pct(u['ci_high'])})"
+            if d.get("confounds"):
+                user += " (confound: " + "; ".join(str(x) for x in d["confounds"]) + ")"
+            if it is None or it["not_available"]:
+                itlb = "not available (no PMU on this machine)"
+            elif it["pairs"]:
+                itlb = pct(it["ratio_median"])
+            else:
+                itlb = "-"
+            print(f"{head} {w['small_median']:.2f} s → {w['huge_median']:.2f} s | {wall} | {user} | {itlb} |")
 
 
 def main(argv):
