@@ -12,7 +12,8 @@
 #                   removed) built in a copy of the tree, build/mutants/NAME,
 #                   and the tests it names run until one fails
 #                   (tests/mutation.sh); fails if any bug survives them all;
-#                   MUTANTS="NAME..." runs only those
+#                   MUTANTS="NAME..." runs only those, MUTATION_JOBS=N
+#                   N at a time (default 2)
 #   make demo       rewrite an embedded example and show what changed
 #   make docs-samples  regenerate the README's output samples from real runs
 #                   on the fixtures (scripts/docs-samples.sh; make check

@@ -16,7 +16,8 @@
 # nothing about that check.  One line per mutant, then
 #   mutation: N of M caught
 # Exit 1 if any mutant survived, is stale (its find text is not in src/
-# exactly once) or did not build.  MUTANTS="a b" runs only those.
+# exactly once) or did not build.  MUTANTS="a b" runs only those;
+# MUTATION_JOBS=N runs N mutants at a time (default 2).
 # The tests named must pass on the tree as it is (they are run there
 # first), and the tree must be built (make mutation builds it first).
 set -u
@@ -207,19 +208,40 @@ case $words in
 		exit 1
 	fi ;;
 esac
-: >"$OUT/baseline.log"
+# MUTATION_JOBS at a time too, each word with a log of its own.
+JOBS=${MUTATION_JOBS:-2}
+rm -f "$OUT"/baseline*.log "$OUT"/baseline.fail
 for w in $words; do
-	by=$(run_word "$ROOT" "$w" "$OUT/baseline.log")
-	if [ $? -eq 1 ]; then
-		echo "mutation: $by fails without any mutant" \
-		    "($OUT/baseline.log): fix it first"
-		exit 1
-	fi
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+	( log=$OUT/baseline-${w//[:.\/]/_}.log
+	  : >"$log"
+	  by=$(run_word "$ROOT" "$w" "$log")
+	  [ $? -eq 1 ] && echo "mutation: $by fails without any mutant" \
+	      "($log): fix it first" >>"$OUT/baseline.fail" ) &
 done
-total=0 caught=0
+wait
+if [ -s "$OUT/baseline.fail" ]; then
+	cat "$OUT/baseline.fail"
+	exit 1
+fi
+# The mutants run MUTATION_JOBS at a time (default 2: each in its own copy,
+# its tests under their own scratch directories, as two make checks can
+# run side by side); each prints its line when it ends.
+total=0
 for m in "$@"; do
 	total=$((total + 1))
-	one "$m" && caught=$((caught + 1))
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+	( one "$m"; echo $? >"$OUT/$m.rc" ) &
+done
+wait
+caught=0
+for m in "$@"; do
+	[ "$(cat "$OUT/$m.rc" 2>/dev/null)" = 0 ] && caught=$((caught + 1))
+	rm -f "$OUT/$m.rc"
 done
 echo "mutation: $caught of $total caught ($(( $(date +%s) - t0 )) s)"
 [ "$caught" -eq "$total" ] && [ "$total" -gt 0 ]
