@@ -155,6 +155,10 @@ long syscall(long nr, ...)
 EOF
 if gcc -shared -fPIC -O2 -o "$WORK/cs_fault.so" "$WORK/cs_fault.c" -ldl 2>"$WORK/cc.err"; then
     chmod 755 "$WORK/cs_fault.so"
+    # A tool built with AddressSanitizer (make SANITIZE=1) wants its runtime
+    # first in the library list; the shim comes before it.
+    grep -qa __asan_init "$TOOL" &&
+        export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
     out=$(as_nobody env LD_PRELOAD="$WORK/cs_fault.so" ELFTHP_CACHESTAT_ERRNO=5 "$TOOL" --warm -n "$P" 2>&1); rc=$?
     assert "nobody, cachestat failing with EIO: exit 2, not unknown" equals "rc,message" \
         "$rc,$out" "2,elfthp-align: $P: could not look: cachestat: Input/output error (no verdict on huge pages)"
