@@ -63,6 +63,8 @@ hooked() { TOOL=$HOOKED run_tool "$@"; }
 # in $WORK/trace.log; T_RC, T_OUT as run_tool.
 TRACE_CALLS=open,openat,openat2,creat,mkdir,mkdirat,unlink,unlinkat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,mknod,mknodat,truncate
 traced() {
+    # LeakSanitizer cannot run under ptrace (make check SANITIZE=1).
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     TOOL=strace run_tool -f -qq -o "$WORK/trace.log" -e trace="$TRACE_CALLS" "$HOOKED" "$@"
 }
 
