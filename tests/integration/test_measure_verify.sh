@@ -16,8 +16,9 @@
 #     of both orders;
 #   - the heap confound: glibc.malloc.hugetlb=1 and a 64 MiB malloc'd
 #     buffer give AnonHugePages in the huge rounds only; the summary names
-#     it ("heap THP: N kB in huge rounds, 0 in small"); control: without
-#     the tunable, no confound;
+#     it ("heap THP: N kB in huge rounds, 0 in small"); control: the same
+#     heap MADV_NOHUGEPAGE (no THP under enabled=always either), no
+#     confound;
 #   - a data file evicted before each small round only (read from storage
 #     there, from the page cache in the huge rounds): no pair counted,
 #     the reads named; control: evicted before every round, counted;
@@ -176,19 +177,30 @@ echo "# a heap with THP under prctl: the confound is named"
 # The audit toggle leaves the heap alone (test_measure_toggle.sh); the
 # prctl toggle, forced here, is the one that takes it away.
 export ELFTHP_MEASURE_TOGGLE=prctl
+# "nohuge": the control's heap is MADV_NOHUGEPAGE, so it has no THP under
+# enabled=always (Debian's default) as under madvise without the tunable.
 cat > "$WORK/heap.c" <<'EOF'
+#include <stdint.h>
 #include <stdlib.h>
-int main(void) {
+#include <string.h>
+#include <sys/mman.h>
+int main(int argc, char **argv) {
 	size_t n = 64u << 20, i;
 	volatile char *p = malloc(n);	/* every page touched, kept */
 	if (p == NULL) return 1;
+	if (argc > 1 && strcmp(argv[1], "nohuge") == 0 &&
+	    madvise((void *)((uintptr_t)p & ~(uintptr_t)4095), n,
+	    MADV_NOHUGEPAGE) != 0) return 1;
 	for (i = 0; i < n; i += 4096) p[i] = 1;
 	return p[n / 2] == 1 ? 0 : 1;
 }
 EOF
-if cc -O0 -o "$WORK/heap" "$WORK/heap.c" &&
-   grep -q '\[always\]\|\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled; then
-    HEAPCMD=(sh -c "\"$E/lld\" > /dev/null; exec \"$WORK/heap\"")
+if ! grep -q '\[always\]\|\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled; then
+    skip "heap THP" "THP enabled=never"
+elif ! cc -O0 -o "$WORK/heap" "$WORK/heap.c"; then
+    fail "heap THP" "heap.c does not compile"
+else
+    HEAPCMD=(sh -c "\"$E/lld\" > /dev/null; exec \"$WORK/heap\" \"\$@\"" sh)
     GLIBC_TUNABLES=glibc.malloc.hugetlb=1 measure_retry --measure --pairs 2 --format json "$E/lld" -- "${HEAPCMD[@]}"
     assert "heap THP (glibc.malloc.hugetlb=1): exits 0" tool_rc 0
     assert "... small rounds have no AnonHugePages, huge rounds some" equals "anon" \
@@ -201,13 +213,11 @@ print([re.sub("[0-9]+ kB in huge", "N kB in huge", c) for c in o["confounds"]])'
     assert "... JSON validates" schema_valid
     GLIBC_TUNABLES=glibc.malloc.hugetlb=1 measure_retry --measure --pairs 1 "$E/lld" -- "${HEAPCMD[@]}"
     assert "... the text says so" has_text "confound: heap THP: "
-    measure_retry --measure --pairs 2 --format json "$E/lld" -- "${HEAPCMD[@]}"
-    assert "control, no tunable: exits 0" tool_rc 0
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 measure_retry --measure --pairs 2 --format json "$E/lld" -- "${HEAPCMD[@]}" nohuge
+    assert "control, heap MADV_NOHUGEPAGE: exits 0" tool_rc 0
     assert "control: no confound" equals "confounds" "$(json 'print(o["confounds"])')" "[]"
     assert "control: no AnonHugePages in any round" equals "anon" \
         "$(json 'print(sum(r["anon_huge_kB"] for r in o["rounds"]))')" 0
-else
-    skip "heap THP" "no cc, or THP enabled=never"
 fi
 unset ELFTHP_MEASURE_TOGGLE
 
