@@ -582,7 +582,7 @@ void glibc_thp_decide(const struct glibc_thp_facts *,
 const char *glibc_thp_state_name(enum glibc_thp_state);
 const char *glibc_thp_from_name(enum glibc_thp_from);
 void glibc_thp_sentence(char *, size_t, const struct glibc_thp_facts *,
-    const struct glibc_thp_verdict *);
+    const struct glibc_thp_verdict *, enum tri);
 
 /* windows.c: the file ranges --warm works on; pure. */
 struct warm_plan {

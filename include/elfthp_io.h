@@ -288,6 +288,7 @@ void host_probe_path(struct host_path *, const struct host_facts *,
     uint64_t pmd);
 bool host_probe_broke(const struct fs_probe *);
 void host_collapse_measured(struct host_facts *, const struct host_path *);
+void host_thp_advice(struct host_facts *);
 enum tri host_khugepaged(const struct host_facts *, enum tri collapse);
 
 /* glibc_probe.c: glibc.elf.thp's facts (ELFTHP_GLIBC_ROOT: another root). */

@@ -64,6 +64,7 @@ host_report(char **paths, size_t npaths, const struct options *o)
 			rc = path_failed(&hf.paths[i]);
 		host_collapse_measured(&hf, &hf.paths[i]);
 	}
+	host_thp_advice(&hf);
 	report_host(stdout, o, &hf);
 	free(hf.paths);
 	return rc;

@@ -209,22 +209,38 @@ glibc_thp_from_name(enum glibc_thp_from from)
 	return n[from];
 }
 
+/*
+ * Where glibc does not make text huge, the page-cache step does, and
+ * also khugepaged where it collapses program text (Linux 7.2 under THP
+ * "always": host_khugepaged), so "only" is said where it does not.
+ */
+static const char *
+khugepaged_tail(enum tri khugepaged)
+{
+	return khugepaged == TRI_YES ? ", and khugepaged collapses it in "
+	    "programs that run, where MADV_COLLAPSE works (the khugepaged "
+	    "line)" : khugepaged == TRI_UNKNOWN ? ", and perhaps khugepaged "
+	    "in programs that run (the khugepaged line)" : "";
+}
+
 /* "glibc.elf.thp is on (...)": what follows for keeping text huge. */
 void
 glibc_thp_sentence(char *buf, size_t len, const struct glibc_thp_facts *f,
-    const struct glibc_thp_verdict *v)
+    const struct glibc_thp_verdict *v, enum tri khugepaged)
 {
 	static const char *const from[] = { "the default",
 	    "the default on this architecture", "/etc/tunables.conf",
 	    "GLIBC_TUNABLES, in this environment only" };
 	const char *stale = v->stale ? "; /etc/tunables.conf sets it, but "
 	    "/etc/ld.so.cache does not hold that yet: run ldconfig" : "";
+	const char *only = khugepaged == TRI_NO ? "only " : "";
 
 	if (v->state == GTHP_ABSENT)
 		snprintf(buf, len, "glibc %s has no glibc.elf.thp (2.44 and "
-		    "later): text stays huge only through the page-cache step "
-		    "(--warm, the unit, the timer, the APT hook)",
-		    f->version != NULL ? f->version : "(unknown version)");
+		    "later): text stays huge %sthrough the page-cache step "
+		    "(--warm, the unit, the timer, the APT hook)%s",
+		    f->version != NULL ? f->version : "(unknown version)",
+		    only, khugepaged_tail(khugepaged));
 	else if (v->state == GTHP_ON)
 		snprintf(buf, len, "glibc.elf.thp is on (%s): a file whose "
 		    "text starts on a huge-page boundary gets huge text at every "
@@ -233,8 +249,9 @@ glibc_thp_sentence(char *buf, size_t len, const struct glibc_thp_facts *f,
 		    "start-aligned%s", from[v->from], stale);
 	else
 		snprintf(buf, len, "glibc.elf.thp is off (%s): text stays "
-		    "huge only through the page-cache step; with "
+		    "huge %sthrough the page-cache step%s; with "
 		    "glibc.elf.thp=1 in /etc/tunables.conf and ldconfig run, "
 		    "a file whose text starts on a huge-page boundary would get "
-		    "huge text at every cold start%s", from[v->from], stale);
+		    "huge text at every cold start%s", from[v->from], only,
+		    khugepaged_tail(khugepaged), stale);
 }

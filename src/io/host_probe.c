@@ -357,9 +357,20 @@ host_facts_read(struct host_facts *hf)
 		hf->glibc = hf->thp.version;	/* ELFTHP_GLIBC_ROOT's */
 	hf->glibc_aligns = glibc_aligns_libraries(hf->glibc);
 	glibc_thp_decide(&hf->thp, &hf->thp_verdict);
-	glibc_thp_sentence(hf->thp_sentence, sizeof(hf->thp_sentence),
-	    &hf->thp, &hf->thp_verdict);
+	host_thp_advice(hf);
 	return rc;
+}
+
+/*
+ * The glibc.elf.thp sentence, which names khugepaged where it collapses
+ * program text: again once the paths' file systems are measured.
+ */
+void
+host_thp_advice(struct host_facts *hf)
+{
+	glibc_thp_sentence(hf->thp_sentence, sizeof(hf->thp_sentence),
+	    &hf->thp, &hf->thp_verdict, host_khugepaged(hf,
+	    hf->collapse_files));
 }
 
 /*

@@ -142,7 +142,7 @@ test_verdict(void **state)
 	f = facts("2.36", 1, 1, true);
 	glibc_thp_decide(&f, &v);
 	assert_int_equal(v.state, GTHP_ABSENT);
-	glibc_thp_sentence(s, sizeof(s), &f, &v);
+	glibc_thp_sentence(s, sizeof(s), &f, &v, TRI_NO);
 	assert_non_null(strstr(s, "glibc 2.36 has no glibc.elf.thp"));
 	/* ld.so says otherwise than the version: ld.so wins. */
 	f.has_tunable = TRI_YES;
@@ -152,7 +152,7 @@ test_verdict(void **state)
 	glibc_thp_decide(&f, &v);
 	assert_int_equal(v.state, GTHP_OFF);
 	assert_int_equal(v.from, GTHP_FROM_DEFAULT);
-	glibc_thp_sentence(s, sizeof(s), &f, &v);
+	glibc_thp_sentence(s, sizeof(s), &f, &v, TRI_NO);
 	assert_non_null(strstr(s, "is off (the default)"));
 	f.arch_on = true;
 	glibc_thp_decide(&f, &v);
@@ -162,7 +162,7 @@ test_verdict(void **state)
 	glibc_thp_decide(&f, &v);
 	assert_int_equal(v.state, GTHP_ON);
 	assert_int_equal(v.from, GTHP_FROM_CONF);
-	glibc_thp_sentence(s, sizeof(s), &f, &v);
+	glibc_thp_sentence(s, sizeof(s), &f, &v, TRI_NO);
 	assert_non_null(strstr(s, "is on (/etc/tunables.conf)"));
 	assert_non_null(strstr(s, "needed only for processes already running"));
 	assert_null(strstr(s, "ldconfig"));
@@ -180,14 +180,31 @@ test_verdict(void **state)
 	glibc_thp_decide(&f, &v);
 	assert_int_equal(v.state, GTHP_OFF);
 	assert_true(v.stale);
-	glibc_thp_sentence(s, sizeof(s), &f, &v);
+	glibc_thp_sentence(s, sizeof(s), &f, &v, TRI_NO);
 	assert_non_null(strstr(s, "run ldconfig"));
 	f.env = 1;
 	glibc_thp_decide(&f, &v);
 	assert_int_equal(v.state, GTHP_ON);
 	assert_int_equal(v.from, GTHP_FROM_ENV);
-	glibc_thp_sentence(s, sizeof(s), &f, &v);
+	glibc_thp_sentence(s, sizeof(s), &f, &v, TRI_NO);
 	assert_non_null(strstr(s, "in this environment only"));
+	/* khugepaged collapses text too (7.2, THP always): no "only". */
+	f = facts("2.36", -1, -1, false);
+	glibc_thp_decide(&f, &v);
+	glibc_thp_sentence(s, sizeof(s), &f, &v, TRI_YES);
+	assert_null(strstr(s, "only through"));
+	assert_non_null(strstr(s, "khugepaged collapses it"));
+	glibc_thp_sentence(s, sizeof(s), &f, &v, TRI_UNKNOWN);
+	assert_null(strstr(s, "only through"));
+	assert_non_null(strstr(s, "perhaps khugepaged"));
+	glibc_thp_sentence(s, sizeof(s), &f, &v, TRI_NO);
+	assert_non_null(strstr(s, "only through the page-cache step"));
+	assert_null(strstr(s, "khugepaged"));
+	f = facts("2.44", -1, -1, false);
+	glibc_thp_decide(&f, &v);
+	glibc_thp_sentence(s, sizeof(s), &f, &v, TRI_YES);
+	assert_non_null(strstr(s, "is off (the default): text stays huge "
+	    "through the page-cache step, and khugepaged collapses it"));
 	assert_string_equal(glibc_thp_state_name(GTHP_ABSENT), "absent");
 	assert_string_equal(glibc_thp_from_name(GTHP_FROM_CONF),
 	    "tunables.conf");

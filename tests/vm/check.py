@@ -313,6 +313,14 @@ def check_khugepaged(c, name, kb, js, full):
     c.check(kb.get(("ext4", "khp-idle")) == 0 and idle.get("status") == want,
             f"{name} ext4: an idle process under khugepaged: 0 kB mapped, --pid says {want}",
             f"{kb.get(('ext4', 'khp-idle'))} kB, {idle}")
+    # --host's glibc line says "only through the page-cache step" where
+    # khugepaged does not collapse text, and names khugepaged where it did.
+    host = next((o for o in js.get(("ext4", "host")) or [] if isinstance(o, dict) and o.get("status") == "host"), {})
+    advice = host.get("glibc_elf_thp_advice") or ""
+    names = bool(always) and host.get("thp_enabled") == "always"
+    c.check(("khugepaged collapses it" in advice) == names and ("only through" in advice) != names,
+            f"{name} ext4: --host's glibc line {'names' if names else 'does not name'} khugepaged "
+            f"(THP {host.get('thp_enabled')}, khugepaged made {always} kB under always)", advice)
 
 
 def check_guest(c, vm, name):
