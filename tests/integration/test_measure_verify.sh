@@ -231,11 +231,26 @@ exec "$E/lld" > /dev/null
 EOF
 chmod 755 "$WORK/evict_small.sh"
 if [ -r /proc/self/io ]; then
-    run_tool --measure --pairs 2 --format json "$E/lld" -- "$WORK/evict_small.sh"
+    # Every round's reason is the reads: the small one read the 8 MiB
+    # more.  A round the machine disturbed otherwise (its text reclaimed
+    # under a concurrent run: another reason, or the huge round reading
+    # some kB too) is run again, at most 3 times; an exit other than 2
+    # never is.
+    reads_named() {
+        json 'import re
+ok = True
+for r in o["rounds"]:
+    m = re.search(r"read different amounts from storage \(small ([0-9]+) kB, huge ([0-9]+) kB\)", r.get("why") or "")
+    ok = ok and m is not None and int(m.group(1)) >= 8192 and int(m.group(1)) - int(m.group(2)) >= 8192
+print(ok)'
+    }
+    for try in 1 2 3; do
+        run_tool --measure --pairs 2 --format json "$E/lld" -- "$WORK/evict_small.sh"
+        [ "$T_RC" -eq 2 ] && [ "$(reads_named)" != True ] || break
+        echo "# retried: a round disturbed otherwise: $(json 'print([r.get("why") for r in o["rounds"]])' | cut -c 1-300)"
+    done
     assert "evicted before small rounds: exits 2" tool_rc 2
-    assert "... no pair counted, the reads named" equals "reasons" \
-        "$(json 'import re
-print(all(int(re.search("read different amounts from storage \\(small ([0-9]+) kB, huge 0 kB\\)", r["why"]).group(1)) >= 8192 for r in o["rounds"]))')" True
+    assert "... no pair counted, the reads named" equals "reasons" "$(reads_named)" True
     assert "... small rounds read the 8 MiB, huge rounds nothing" equals "read_bytes" \
         "$(json 'print(sorted(set((r["state"], r["read_bytes"] >= 8 << 20) for r in o["rounds"])))')" \
         "[('huge', False), ('small', True)]"
