@@ -222,6 +222,19 @@ rs_append(struct rs *s, const char *name)
 	return 0;
 }
 
+/* Make fd, reached by name, the walk's place (fd is taken, either way). */
+static int
+rs_enter(struct rs *s, const char *name, int fd)
+{
+	if (rs_append(s, name) != 0) {
+		close(fd);
+		return -1;
+	}
+	close(s->fd);
+	s->fd = fd;
+	return 0;
+}
+
 static int
 rs_start(struct rs *s, const char *path)
 {
@@ -321,13 +334,7 @@ rs_proc_link(struct rs *s, const char *name, bool last,
 	fd = openat(s->fd, name, O_PATH | O_CLOEXEC | (last ? 0 : O_DIRECTORY));
 	if (fd < 0)
 		return rs_error(s, name, errno);
-	if (rs_append(s, name) != 0) {
-		close(fd);
-		return -1;
-	}
-	close(s->fd);
-	s->fd = fd;
-	return 0;
+	return rs_enter(s, name, fd);
 }
 
 /* The link lfd (name, st): refused, or its target put before the rest. */
@@ -396,13 +403,7 @@ rs_name(struct rs *s, const char *name, bool last, bool whole)
 		close(fd);
 		return rc;
 	}
-	if (rs_append(s, name) != 0) {
-		close(fd);
-		return -1;
-	}
-	close(s->fd);
-	s->fd = fd;
-	return 0;
+	return rs_enter(s, name, fd);
 }
 
 static int
