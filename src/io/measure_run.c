@@ -206,6 +206,25 @@ child(const struct round_request *q, int report)
 	child_failed(report, STAGE_EXEC, 127);
 }
 
+/*
+ * A child with a close-on-exec pipe back (pfd[1] its end): what it writes
+ * there before it execs or exits is why it failed.  -1 with err set.
+ */
+static pid_t
+fork_reporting(int pfd[2], char *err, size_t n)
+{
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return error_text(err, n, "pipe: %s", strerror(errno));
+	if ((pid = fork()) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return error_text(err, n, "fork: %s", strerror(errno));
+	}
+	return pid;
+}
+
 /* What the child wrote before it exited: the stage and errno, in words. */
 static int
 child_said(int rd, char *err, size_t n, const char *cmd)
@@ -230,13 +249,8 @@ measure_bind_probe(const char *orig, const char *path, char *err, size_t n)
 	int pfd[2], status, rc, stage;
 	pid_t pid;
 
-	if (pipe2(pfd, O_CLOEXEC) != 0)
-		return error_text(err, n, "pipe: %s", strerror(errno));
-	if ((pid = fork()) < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return error_text(err, n, "fork: %s", strerror(errno));
-	}
+	if ((pid = fork_reporting(pfd, err, n)) < 0)
+		return -1;
 	if (pid == 0) {
 		if ((stage = bind_orig(orig, path)) != 0)
 			child_failed(pfd[1], stage, 125);
@@ -741,13 +755,8 @@ measure_round(const struct round_request *q, struct measure_file *files,
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
 		return error_text(err, n, "prctl(PR_SET_CHILD_SUBREAPER): %s",
 		    strerror(errno));
-	if (pipe2(pfd, O_CLOEXEC) != 0)
-		return error_text(err, n, "pipe: %s", strerror(errno));
-	if ((pid = fork()) < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return error_text(err, n, "fork: %s", strerror(errno));
-	}
+	if ((pid = fork_reporting(pfd, err, n)) < 0)
+		return -1;
 	if (pid == 0)
 		child(q, pfd[1]);
 	close(pfd[1]);
