@@ -1005,12 +1005,18 @@ DELAY_PREFIX=()
 # DELAY_TIMEOUT s; returns once the tool sits in that syscall (TP: its pid;
 # SP: the pid to wait for).  1 if it never got there.
 delayed_start() {
-    local sc=$1 nr i p; shift
+    local sc=$1 nr i p trace=$1 fails=(); shift
     nr=$(sysnr "$sc")
+    # DELAY_FAIL=SYSCALL:error=E: that call fails too (traced with sc:
+    # strace tampers only with what it traces, and the last -e trace wins).
+    if [ -n "${DELAY_FAIL:-}" ]; then
+        trace=$sc,${DELAY_FAIL%%:*}
+        fails=(-e inject="$DELAY_FAIL")
+    fi
     # LeakSanitizer cannot run under ptrace (make check SANITIZE=1).
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    timeout "$DELAY_TIMEOUT" "${DELAY_PREFIX[@]}" strace -f -qq -o /dev/null -e trace="$sc" \
-        -e inject="$sc":delay_enter=$DELAY_US:when=$DELAY_WHEN "$TOOL" "$@" \
+    timeout "$DELAY_TIMEOUT" "${DELAY_PREFIX[@]}" strace -f -qq -o /dev/null -e trace="$trace" \
+        -e inject="$sc":delay_enter=$DELAY_US:when=$DELAY_WHEN "${fails[@]}" "$TOOL" "$@" \
         > "$WORK/.d.out" 2> "$WORK/.d.err" < /dev/null &
     SP=$! TP=""
     for i in $(seq 1 400); do

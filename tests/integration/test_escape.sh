@@ -15,6 +15,9 @@
 #         "became a symlink", V untouched;
 #       - the argument itself (-r R/sub) swapped: refused, not followed
 #         (nobody's symlink, named);
+#       - the argument replaced by another directory of nobody's (renamed,
+#         no link): the later files refused, the directory put there
+#         untouched;
 #       - a named file's directory swapped after it was opened: the
 #         rewrite lands in the directory resolved, V untouched;
 #       - the temporary file swapped for a FIFO before the new file is
@@ -141,6 +144,33 @@ if held_swap sh -c 'mv "$1/sub" "$1/sub.r" && ln -s "$2" "$1/sub"' sh "$R" "$V";
         "$(err_count "sub is a symlink of uid $NOBODY, neither root's nor the caller's; not followed")" $((N - 1))
 else
     fail "argument swap: the run was held" "$WHY"
+fi
+
+echo "# deterministic: the argument of -r is replaced by another directory after the walk"
+# Not a link, which the resolver refuses by itself: nobody renames sub/
+# away and another directory of theirs, with programs of the same names,
+# to sub.  The walk's files are in the first; the second was never walked.
+make_tree $N
+mkdir "$R/other"
+for i in $(seq -w 1 $N); do cp "$FX" "$R/other/f$i"; done
+chown -R $NOBODY:$NOBODY "$R/other"
+other_untouched() {
+    local f
+    for f in "$R"/sub/f*; do
+        cmp -s "$FX" "$f" || { WHY="$f, in the directory put there, was rewritten"; return 1; }
+    done
+}
+TOOL_ARGS=("${FAST[@]}" -r -j 1 "$R/sub")
+if held_swap sh -c 'mv "$1/sub" "$1/sub.r" && mv "$1/other" "$1/sub"' sh "$R"; then
+    assert "directory swap: exits 2" tool_rc 2
+    assert "directory swap: the later files refused" equals "refusals" \
+        "$(err_count "was replaced by another directory since the walk; not followed")" $((N - 1))
+    assert "directory swap: the directory put there untouched" other_untouched
+    assert "directory swap: the open file rewritten where it was found" \
+        check_congruence "$R/sub.r/f1"
+    assert "directory swap: root's files untouched" v_untouched
+else
+    fail "directory swap: the run was held" "$WHY"
 fi
 
 echo "# deterministic: a named file's directory is swapped after its open"

@@ -23,7 +23,9 @@
 #   - a name replaced by another process between two renames keeps what
 #     the other process put there; the file's other names stay one file;
 #     so does the first name (renamed last), replaced while the first
-#     other name's rename is held;
+#     other name's rename is held; and a name replaced where
+#     RENAME_EXCHANGE fails (EINVAL by strace, as on NFS), renamed over
+#     with renameat after its check;
 #   - the directory of every name is fsynced after the renames (strace -y:
 #     b, z's directory, only once z is renamed);
 #   - a name given twice is one name: `x x` with a second name y not in
@@ -295,6 +297,27 @@ if [ $have_strace = yes ]; then
         delayed_wait
         fail "replaced name: held at the first rename" "$(tool_said)"
     fi
+
+    echo "# a name replaced between two renames, where RENAME_EXCHANGE fails (renameat)"
+    # NFS and some FUSE file systems refuse RENAME_EXCHANGE (EINVAL): each
+    # name is then renamed over, and its check just before is all that
+    # keeps another process's file.  Held at y's renameat.
+    make_group
+    DELAY_FAIL=renameat2:error=EINVAL
+    if delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
+        printf 'not yours\n' > "$T/b/z.mine" && mv "$T/b/z.mine" "$T/b/z"
+        delayed_wait
+        assert "no exchange, replaced name: exit 2" tool_rc 2
+        assert "no exchange, replaced name: said" stderr_has "$T/b/z changed while its names were being renamed; it keeps what it is now (2 of 3 names have the new file)"
+        assert "no exchange, replaced name: keeps what the other process put there" equals "z" "$(cat "$T/b/z")" "not yours"
+        assert "no exchange, replaced name: the file's other names one file" one_file 2 "$T/a/x" "$T/a/y"
+        assert "no exchange, replaced name: they have the new bytes" all_same "$REF" "$T/a/x" "$T/a/y"
+        assert "no exchange, replaced name: no temporary file" no_temp_tree "$T"
+    else
+        delayed_wait
+        fail "no exchange, replaced name: held at the first renameat" "$(tool_said)"
+    fi
+    DELAY_FAIL=
 
     echo "# the first name replaced between two renames"
     make_group
