@@ -357,13 +357,13 @@ host_facts_read(struct host_facts *hf)
 		hf->glibc = hf->thp.version;	/* ELFTHP_GLIBC_ROOT's */
 	hf->glibc_aligns = glibc_aligns_libraries(hf->glibc);
 	glibc_thp_decide(&hf->thp, &hf->thp_verdict);
-	host_thp_advice(hf);
 	return rc;
 }
 
 /*
  * The glibc.elf.thp sentence, which names khugepaged where it collapses
- * program text: again once the paths' file systems are measured.
+ * program text: made once the paths' file systems are measured, which
+ * decide whether MADV_COLLAPSE (so khugepaged) works.
  */
 void
 host_thp_advice(struct host_facts *hf)
