@@ -282,41 +282,34 @@ if [ $have_strace = yes ]; then
         fail "SIGKILL: held at the second rename" "$(tool_said)"
     fi
 
-    echo "# a name replaced between two renames"
-    make_group
-    if delayed_start renameat2 -q -r -j 1 "${FAST[@]}" "$T"; then
+    # replaced_z D SYSCALL: z replaced while the run is held at the first
+    # SYSCALL (y's rename); z keeps what was put there, x and y move.
+    replaced_z() {
+        local d=$1
+        make_group
+        if ! delayed_start "$2" -q -r -j 1 "${FAST[@]}" "$T"; then
+            delayed_wait
+            fail "$d: held at the first $2" "$(tool_said)"
+            return
+        fi
         printf 'not yours\n' > "$T/b/z.mine" && mv "$T/b/z.mine" "$T/b/z"
         delayed_wait
-        assert "replaced name: exit 2" tool_rc 2
-        assert "replaced name: said" stderr_has "$T/b/z changed while its names were being renamed; it keeps what it is now (2 of 3 names have the new file)"
-        assert "replaced name: keeps what the other process put there" equals "z" "$(cat "$T/b/z")" "not yours"
-        assert "replaced name: the file's other names one file" one_file 2 "$T/a/x" "$T/a/y"
-        assert "replaced name: they have the new bytes" all_same "$REF" "$T/a/x" "$T/a/y"
-        assert "replaced name: no temporary file" no_temp_tree "$T"
-    else
-        delayed_wait
-        fail "replaced name: held at the first rename" "$(tool_said)"
-    fi
+        assert "$d: exit 2" tool_rc 2
+        assert "$d: said" stderr_has "$T/b/z changed while its names were being renamed; it keeps what it is now (2 of 3 names have the new file)"
+        assert "$d: keeps what the other process put there" equals "z" "$(cat "$T/b/z")" "not yours"
+        assert "$d: the file's other names one file" one_file 2 "$T/a/x" "$T/a/y"
+        assert "$d: they have the new bytes" all_same "$REF" "$T/a/x" "$T/a/y"
+        assert "$d: no temporary file" no_temp_tree "$T"
+    }
+    echo "# a name replaced between two renames"
+    replaced_z "replaced name" renameat2
 
     echo "# a name replaced between two renames, where RENAME_EXCHANGE fails (renameat)"
     # NFS and some FUSE file systems refuse RENAME_EXCHANGE (EINVAL): each
     # name is then renamed over, and its check just before is all that
     # keeps another process's file.  Held at y's renameat.
-    make_group
     DELAY_FAIL=renameat2:error=EINVAL
-    if delayed_start renameat -q -r -j 1 "${FAST[@]}" "$T"; then
-        printf 'not yours\n' > "$T/b/z.mine" && mv "$T/b/z.mine" "$T/b/z"
-        delayed_wait
-        assert "no exchange, replaced name: exit 2" tool_rc 2
-        assert "no exchange, replaced name: said" stderr_has "$T/b/z changed while its names were being renamed; it keeps what it is now (2 of 3 names have the new file)"
-        assert "no exchange, replaced name: keeps what the other process put there" equals "z" "$(cat "$T/b/z")" "not yours"
-        assert "no exchange, replaced name: the file's other names one file" one_file 2 "$T/a/x" "$T/a/y"
-        assert "no exchange, replaced name: they have the new bytes" all_same "$REF" "$T/a/x" "$T/a/y"
-        assert "no exchange, replaced name: no temporary file" no_temp_tree "$T"
-    else
-        delayed_wait
-        fail "no exchange, replaced name: held at the first renameat" "$(tool_said)"
-    fi
+    replaced_z "no exchange, replaced name" renameat
     DELAY_FAIL=
 
     echo "# the first name replaced between two renames"
